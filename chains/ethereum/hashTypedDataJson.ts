@@ -1,0 +1,257 @@
+/**
+ * EIP-712 hashing of typed-data JSON `{types, primaryType, domain, message}` as @turnkey/viem sends
+ * it (PAYLOAD_ENCODING_EIP712). The domain separator is computed from `types.EIP712Domain` exactly
+ * as given (never inferred from `domain`), so what is hashed is what the caller declared.
+ * Keys of `domain`/`message` not declared in their type are ignored, as viem and eth-sig-util do.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { CountersignError, isCountersignError } from '../../src/shared/errors.js';
+import { parseAddress } from './parseAddress.js';
+
+interface Member {
+  readonly name: string;
+  readonly type: string;
+}
+type Types = ReadonlyMap<string, readonly Member[]>;
+
+const IDENT_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const INT_RE = /^(u?)int([1-9][0-9]*)$/;
+const BYTES_N_RE = /^bytes([1-9][0-9]?)$/;
+const ARRAY_RE = /^(.+)\[([1-9][0-9]*)?\]$/;
+const DECIMAL_RE = /^-?(0|[1-9][0-9]*)$/;
+const HEX_RE = /^0x([0-9a-fA-F]{2})*$/;
+const HEX_QUANTITY_RE = /^0x[0-9a-fA-F]+$/;
+/** Bounds recursion on hostile input (struct/array nesting); real messages are a few levels deep. */
+const MAX_DEPTH = 32;
+
+function fail(path: string, reason: string): CountersignError {
+  return new CountersignError('EIP712_INVALID', `${path}: ${reason}`, { field: path });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isAtomic(type: string): boolean {
+  if (type === 'address' || type === 'bool' || type === 'string' || type === 'bytes') return true;
+  const i = INT_RE.exec(type);
+  if (i) {
+    const bits = Number(i[2]);
+    return bits % 8 === 0 && bits <= 256;
+  }
+  const b = BYTES_N_RE.exec(type);
+  return b !== null && Number(b[1]) <= 32;
+}
+
+/** Strips array suffixes: `Person[2][]` → `Person`. */
+function baseType(type: string): string {
+  let t = type;
+  for (let m = ARRAY_RE.exec(t); m; m = ARRAY_RE.exec(t)) t = m[1] as string;
+  return t;
+}
+
+function parseTypes(raw: unknown, path: string): Types {
+  if (!isObject(raw)) throw fail(path, 'must be an object of struct definitions');
+  const types = new Map<string, Member[]>();
+  for (const [name, members] of Object.entries(raw)) {
+    const p = `${path}.${name}`;
+    if (!IDENT_RE.test(name) || isAtomic(name)) throw fail(p, 'is not a valid struct type name');
+    if (!Array.isArray(members)) throw fail(p, 'must be an array of {name, type}');
+    const seen = new Set<string>();
+    types.set(
+      name,
+      members.map((m: unknown, i) => {
+        if (!isObject(m) || typeof m['name'] !== 'string' || typeof m['type'] !== 'string') {
+          throw fail(`${p}[${i}]`, 'must be {name: string, type: string}');
+        }
+        if (!IDENT_RE.test(m['name'])) throw fail(`${p}[${i}].name`, 'is not a valid member name');
+        if (seen.has(m['name'])) throw fail(`${p}[${i}].name`, `duplicates member '${m['name']}'`);
+        seen.add(m['name']);
+        return { name: m['name'], type: m['type'] };
+      }),
+    );
+  }
+  for (const [name, members] of types) {
+    members.forEach((m, i) => {
+      const base = baseType(m.type);
+      if (!isAtomic(base) && !types.has(base)) {
+        throw fail(
+          `${path}.${name}[${i}].type`,
+          `'${m.type}' is neither an EIP-712 atomic type nor a declared struct`,
+        );
+      }
+    });
+  }
+  return types;
+}
+
+class Encoder {
+  private readonly typeHashes = new Map<string, Uint8Array>();
+  constructor(private readonly types: Types) {}
+
+  /** encodeType: the primary type, then its referenced struct types sorted by name. */
+  encodeType(primary: string): string {
+    const deps = new Set<string>();
+    const visit = (t: string): void => {
+      for (const m of this.types.get(t) ?? []) {
+        const base = baseType(m.type);
+        if (this.types.has(base) && base !== primary && !deps.has(base)) {
+          deps.add(base);
+          visit(base);
+        }
+      }
+    };
+    visit(primary);
+    return [primary, ...[...deps].sort()]
+      .map((t) => `${t}(${(this.types.get(t) ?? []).map((m) => `${m.type} ${m.name}`).join(',')})`)
+      .join('');
+  }
+
+  typeHash(type: string): Uint8Array {
+    let h = this.typeHashes.get(type);
+    if (h === undefined) {
+      h = keccak_256(Buffer.from(this.encodeType(type), 'utf8'));
+      this.typeHashes.set(type, h);
+    }
+    return h;
+  }
+
+  hashStruct(type: string, value: unknown, path: string, depth: number): Uint8Array {
+    if (depth > MAX_DEPTH) throw fail(path, `nests deeper than ${MAX_DEPTH} levels`);
+    if (!isObject(value)) throw fail(path, `must be an object of type ${type}`);
+    const members = this.types.get(type) ?? [];
+    const h = keccak_256.create().update(this.typeHash(type));
+    for (const m of members) {
+      const p = `${path}.${m.name}`;
+      if (!Object.hasOwn(value, m.name)) throw fail(p, `is missing (declared as ${m.type} in ${type})`);
+      h.update(this.encodeValue(m.type, value[m.name], p, depth + 1));
+    }
+    return h.digest();
+  }
+
+  encodeValue(type: string, value: unknown, path: string, depth: number): Uint8Array {
+    const arr = ARRAY_RE.exec(type);
+    if (arr) {
+      const elem = arr[1] as string;
+      if (!Array.isArray(value)) throw fail(path, `must be an array (${type})`);
+      if (arr[2] !== undefined && value.length !== Number(arr[2])) {
+        throw fail(path, `must have exactly ${arr[2]} elements, got ${value.length}`);
+      }
+      if (depth > MAX_DEPTH) throw fail(path, `nests deeper than ${MAX_DEPTH} levels`);
+      const h = keccak_256.create();
+      value.forEach((v: unknown, i) => h.update(this.encodeValue(elem, v, `${path}[${i}]`, depth + 1)));
+      return h.digest();
+    }
+    if (this.types.has(type)) return this.hashStruct(type, value, path, depth);
+    return encodeAtomic(type, value, path);
+  }
+}
+
+function encodeAtomic(type: string, value: unknown, path: string): Uint8Array {
+  const out = new Uint8Array(32);
+  switch (type) {
+    case 'string':
+      if (typeof value !== 'string') throw fail(path, 'must be a string');
+      return keccak_256(Buffer.from(value, 'utf8'));
+    case 'bytes':
+      if (typeof value !== 'string' || !HEX_RE.test(value))
+        throw fail(path, 'must be a 0x-prefixed hex string');
+      return keccak_256(Buffer.from(value.slice(2), 'hex'));
+    case 'bool':
+      if (typeof value !== 'boolean') throw fail(path, 'must be true or false');
+      out[31] = value ? 1 : 0;
+      return out;
+    case 'address': {
+      if (typeof value !== 'string') throw fail(path, 'must be a 0x-prefixed 20-byte address string');
+      try {
+        out.set(parseAddress(value, path), 12);
+      } catch (e) {
+        if (isCountersignError(e)) throw fail(path, e.message.slice(path.length + 2));
+        throw e;
+      }
+      return out;
+    }
+  }
+  const b = BYTES_N_RE.exec(type);
+  if (b) {
+    const n = Number(b[1]);
+    if (typeof value !== 'string' || !HEX_RE.test(value) || value.length !== 2 + 2 * n) {
+      throw fail(path, `must be a 0x-prefixed hex string of exactly ${n} bytes`);
+    }
+    out.set(Buffer.from(value.slice(2), 'hex'), 0);
+    return out;
+  }
+  const i = INT_RE.exec(type);
+  if (i) {
+    const signed = i[1] === '';
+    const bits = BigInt(i[2] as string);
+    const n = toInteger(value, path);
+    const min = signed ? -(1n << (bits - 1n)) : 0n;
+    const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+    if (n < min || n > max) throw fail(path, `is out of range for ${type}`);
+    // Two's complement over 256 bits for negative intN (EIP-712 encodes as the ABI does).
+    const word = n < 0n ? (1n << 256n) + n : n;
+    out.set(Buffer.from(word.toString(16).padStart(64, '0'), 'hex'));
+    return out;
+  }
+  throw fail(path, `'${type}' is not an EIP-712 type`);
+}
+
+function toInteger(value: unknown, path: string): bigint {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw fail(path, 'must be a safe integer (send larger values as a decimal string)');
+    }
+    return BigInt(value);
+  }
+  if (typeof value === 'string' && (DECIMAL_RE.test(value) || HEX_QUANTITY_RE.test(value)))
+    return BigInt(value);
+  throw fail(path, 'must be an integer (number, decimal string or 0x-hex string)');
+}
+
+interface ParsedTypedData {
+  readonly enc: Encoder;
+  readonly domain: unknown;
+  readonly primaryType: string;
+  readonly message: unknown;
+}
+
+function parseTypedData(json: string, field: string): ParsedTypedData {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch {
+    throw fail(field, 'is not valid JSON');
+  }
+  if (!isObject(doc)) throw fail(field, 'must be a JSON object {types, primaryType, domain, message}');
+  const types = parseTypes(doc['types'], `${field}.types`);
+  // A missing EIP712Domain must not silently become an empty domain (old @turnkey/viem dropped it).
+  if (!types.has('EIP712Domain')) throw fail(`${field}.types.EIP712Domain`, 'is required');
+  const primaryType = doc['primaryType'];
+  if (typeof primaryType !== 'string') throw fail(`${field}.primaryType`, 'must be a string');
+  if (!types.has(primaryType))
+    throw fail(`${field}.primaryType`, `'${primaryType}' is not declared in types`);
+  return { enc: new Encoder(types), domain: doc['domain'], primaryType, message: doc['message'] };
+}
+
+/** hashStruct(EIP712Domain, domain) of typed-data JSON (exposed for the spec vector test). */
+export function typedDataDomainSeparator(json: string, field: string): Uint8Array {
+  const { enc, domain } = parseTypedData(json, field);
+  return enc.hashStruct('EIP712Domain', domain, `${field}.domain`, 0);
+}
+
+/**
+ * EIP-712 digest keccak256(0x1901 ‖ hashStruct(EIP712Domain, domain) ‖ hashStruct(primaryType,
+ * message)) of typed-data JSON; `field` names the request field in errors (EIP712_INVALID).
+ */
+export function hashTypedDataJson(json: string, field: string): Uint8Array {
+  const { enc, domain, primaryType, message } = parseTypedData(json, field);
+  const domainSeparator = enc.hashStruct('EIP712Domain', domain, `${field}.domain`, 0);
+  const h = keccak_256
+    .create()
+    .update(new Uint8Array([0x19, 0x01]))
+    .update(domainSeparator);
+  // viem and eth-sig-util: a primaryType of EIP712Domain signs the domain alone.
+  if (primaryType !== 'EIP712Domain') h.update(enc.hashStruct(primaryType, message, `${field}.message`, 0));
+  return h.digest();
+}
