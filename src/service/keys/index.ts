@@ -1,0 +1,23 @@
+/** Key management for the wallet service: the only entry point of src/service/keys. */
+export {
+  ADDRESS_FORMATS,
+  CURVES,
+  curveFitsFormat,
+  isAddressFormat,
+  isCurve,
+  type AddressFormat,
+  type Curve,
+} from './curves.js';
+export { generateMnemonic, mnemonicToSeed, validateMnemonic } from './mnemonic.js';
+export { parseDerivationPath } from './parseDerivationPath.js';
+export { derivePrivateKey } from './derivePrivateKey.js';
+export { generatePrivateKey } from './generatePrivateKey.js';
+export { publicKeyOf } from './publicKeyOf.js';
+export { deriveAddress } from './deriveAddress.js';
+export type { SignatureOut } from './signature.js';
+export { signEcdsaSecp256k1 } from './signEcdsaSecp256k1.js';
+export { signEcdsaP256 } from './signEcdsaP256.js';
+export { signEd25519 } from './signEd25519.js';
+export { signSchnorr, signSchnorrTaproot } from './signSchnorr.js';
+export { KeyVault } from './KeyVault.js';
+export { loadOrCreateMasterKey } from './loadOrCreateMasterKey.js';
