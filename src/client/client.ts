@@ -1,0 +1,213 @@
+/**
+ * The public-API client the daemon (and the auth proxy) use: builds activity bodies, stamps the
+ * exact bytes it sends, and turns the API's answers into precise types or CountersignErrors.
+ */
+import { CountersignError, ERROR_TABLE, type ErrorCode } from '../shared/errors.js';
+import type { ApiKeyStamper } from './stamper.js';
+import type { Transport } from './transport.js';
+
+export const ACTIVITY_STATUSES = [
+  'ACTIVITY_STATUS_CREATED',
+  'ACTIVITY_STATUS_PENDING',
+  'ACTIVITY_STATUS_COMPLETED',
+  'ACTIVITY_STATUS_FAILED',
+  'ACTIVITY_STATUS_CONSENSUS_NEEDED',
+  'ACTIVITY_STATUS_REJECTED',
+  'ACTIVITY_STATUS_AUTHENTICATORS_NEEDED',
+] as const;
+export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
+
+/** A failed activity's `failure` (an rpcStatus). */
+export interface ActivityFailure {
+  readonly code: number;
+  readonly message: string;
+  readonly details: readonly unknown[];
+}
+
+/** The fields of a public-API activity the daemon reads (reference/turnkey-api.md 3.2). */
+export interface Activity {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly status: ActivityStatus;
+  readonly type: string;
+  /** `sha256:<hex of the body>`; approvals name the activity by it. */
+  readonly fingerprint: string;
+  /** `{<resultKey>: …}` once completed, `{}` before; read through the per-activity parsers. */
+  readonly result: Readonly<Record<string, unknown>>;
+  readonly failure: ActivityFailure | undefined;
+}
+
+export interface PublicApiClientOptions {
+  readonly transport: Transport;
+  readonly stamper: ApiKeyStamper;
+  readonly organizationId: string;
+}
+
+export interface BuildActivityBodyOptions {
+  readonly type: string;
+  /** Defaults to the client's organization. */
+  readonly organizationId?: string;
+  readonly parameters: Record<string, unknown>;
+  /** Defaults to now. */
+  readonly timestampMs?: bigint;
+}
+
+const NAME_RE = /^[a-z0-9_]+$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** A stamped client of one organization's public API. */
+export class PublicApiClient {
+  readonly organizationId: string;
+  readonly #transport: Transport;
+  readonly #stamper: ApiKeyStamper;
+
+  constructor(opts: PublicApiClientOptions) {
+    this.#transport = opts.transport;
+    this.#stamper = opts.stamper;
+    this.organizationId = opts.organizationId;
+  }
+
+  /** The activity envelope as sent: `{type, timestampMs, organizationId, parameters}` in that order. */
+  buildActivityBody(opts: BuildActivityBodyOptions): Uint8Array {
+    const timestampMs = opts.timestampMs ?? BigInt(Date.now());
+    return encoder.encode(
+      JSON.stringify({
+        type: opts.type,
+        timestampMs: timestampMs.toString(),
+        organizationId: opts.organizationId ?? this.organizationId,
+        parameters: opts.parameters,
+      }),
+    );
+  }
+
+  /** POSTs an activity body to `/public/v1/submit/<name>` and returns the activity. */
+  async submit(name: string, body: Uint8Array): Promise<Activity> {
+    const json = await this.#post(`/public/v1/submit/${checkName(name)}`, body);
+    return parseActivityResponse(json);
+  }
+
+  /** POSTs a query to `/public/v1/query/<name>`; `organizationId` defaults to the client's. */
+  async query<T>(name: string, body: Record<string, unknown>): Promise<T> {
+    const bytes = encoder.encode(JSON.stringify({ organizationId: this.organizationId, ...body }));
+    return (await this.#post(`/public/v1/query/${checkName(name)}`, bytes)) as T;
+  }
+
+  async #post(path: string, body: Uint8Array): Promise<unknown> {
+    const res = await this.#transport.send({
+      path,
+      headers: { 'content-type': 'application/json', 'x-stamp': this.#stamper.stamp(body) },
+      body,
+    });
+    const json = parseJson(res.body);
+    if (res.status >= 200 && res.status < 300) {
+      if (json === undefined) {
+        throw new CountersignError(
+          'UPSTREAM_ERROR',
+          `public API answered HTTP ${res.status} without a JSON body`,
+        );
+      }
+      return json;
+    }
+    throw upstreamError(res.status, json);
+  }
+}
+
+function checkName(name: string): string {
+  if (!NAME_RE.test(name)) throw new CountersignError('INTERNAL', `not a public API endpoint name: ${name}`);
+  return name;
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === 'string' && Object.hasOwn(ERROR_TABLE, v);
+}
+
+/** gRPC codes a public API answers with, mapped to the code that keeps their meaning. */
+const UPSTREAM_BY_GRPC: Readonly<Record<number, ErrorCode>> = {
+  3: 'UPSTREAM_INVALID_ARGUMENT',
+  5: 'UPSTREAM_NOT_FOUND',
+  7: 'UPSTREAM_PERMISSION_DENIED',
+  16: 'UPSTREAM_UNAUTHENTICATED',
+};
+
+/**
+ * The CountersignError for a public-API error body `{code, message, details}` (an HTTP error
+ * answer, or a failed activity's `failure`): our own code when the service put one in the details,
+ * else one chosen by the gRPC code.
+ */
+export function upstreamError(httpStatus: number, body: unknown): CountersignError {
+  if (!isRecord(body)) {
+    // No rpcStatus: a proxy or load balancer answered, not the API.
+    const code: ErrorCode =
+      httpStatus === 502 || httpStatus === 503 || httpStatus === 504
+        ? 'UPSTREAM_UNAVAILABLE'
+        : 'UPSTREAM_ERROR';
+    return new CountersignError(code, `public API answered HTTP ${httpStatus}`, { meta: { httpStatus } });
+  }
+  const message =
+    typeof body['message'] === 'string' && body['message'] !== ''
+      ? body['message']
+      : `public API answered HTTP ${httpStatus}`;
+  const details = Array.isArray(body['details']) ? (body['details'] as unknown[]) : [];
+  for (const d of details) {
+    if (isRecord(d) && isErrorCode(d['countersignErrorCode'])) {
+      return new CountersignError(d['countersignErrorCode'], message, { meta: { httpStatus } });
+    }
+  }
+  const grpcCode = typeof body['code'] === 'number' ? body['code'] : undefined;
+  const code = (grpcCode === undefined ? undefined : UPSTREAM_BY_GRPC[grpcCode]) ?? 'UPSTREAM_ERROR';
+  return new CountersignError(code, message, { meta: { httpStatus } });
+}
+
+function malformed(what: string): CountersignError {
+  return new CountersignError('UPSTREAM_ERROR', `public API response is malformed: ${what}`);
+}
+
+function requireString(obj: Record<string, unknown>, key: string, path: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string') throw malformed(`${path}.${key} is not a string`);
+  return v;
+}
+
+/** Validates `{activity: {…}}` into an Activity. */
+export function parseActivityResponse(json: unknown): Activity {
+  if (!isRecord(json) || !isRecord(json['activity'])) throw malformed('no activity object');
+  const a = json['activity'];
+  const status = requireString(a, 'status', 'activity');
+  if (!(ACTIVITY_STATUSES as readonly string[]).includes(status)) {
+    throw malformed(`activity.status ${JSON.stringify(status)} is not a known status`);
+  }
+  const result = a['result'] ?? {};
+  if (!isRecord(result)) throw malformed('activity.result is not an object');
+  return {
+    id: requireString(a, 'id', 'activity'),
+    organizationId: requireString(a, 'organizationId', 'activity'),
+    status: status as ActivityStatus,
+    type: requireString(a, 'type', 'activity'),
+    fingerprint: requireString(a, 'fingerprint', 'activity'),
+    result,
+    failure: parseFailure(a['failure']),
+  };
+}
+
+function parseFailure(v: unknown): ActivityFailure | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isRecord(v)) throw malformed('activity.failure is not an object');
+  return {
+    code: typeof v['code'] === 'number' ? v['code'] : 2,
+    message: typeof v['message'] === 'string' ? v['message'] : '',
+    details: Array.isArray(v['details']) ? (v['details'] as unknown[]) : [],
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IdempotencyStore } from './idempotency.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dbPath(): string {
+  const d = mkdtempSync(join(tmpdir(), 'countersign-idem-'));
+  dirs.push(d);
+  return join(d, 'idempotency.sqlite');
+}
+
+const claim = (body: string, hash = 1) => ({
+  organizationId: 'org',
+  method: 'SignTransaction',
+  idempotencyKey: 'k',
+  requestHash: new Uint8Array(32).fill(hash),
+  activityName: 'sign_transaction',
+  body: new TextEncoder().encode(body),
+});
+
+describe('IdempotencyStore', () => {
+  it('returns the first recorded body to a retry, also after the store is reopened', () => {
+    const path = dbPath();
+    const a = new IdempotencyStore(path);
+    expect(a.claim(claim('first')).replayed).toBe(false);
+    a.close();
+    const b = new IdempotencyStore(path);
+    const again = b.claim(claim('second'));
+    expect(again.replayed).toBe(true);
+    expect(new TextDecoder().decode(again.body)).toBe('first');
+    expect(again.activityName).toBe('sign_transaction');
+    b.close();
+  });
+
+  it('refuses a different request under a used key with IDEMPOTENCY_KEY_CONFLICT', () => {
+    const store = new IdempotencyStore(dbPath());
+    store.claim(claim('first'));
+    expect(() => store.claim(claim('other', 2))).toThrow(
+      expect.objectContaining({ code: 'IDEMPOTENCY_KEY_CONFLICT', field: 'idempotency_key' }),
+    );
+    store.close();
+  });
+
+  it('keeps keys apart per organization and method', () => {
+    const store = new IdempotencyStore(dbPath());
+    store.claim(claim('first'));
+    expect(store.claim({ ...claim('x', 2), organizationId: 'org2' }).replayed).toBe(false);
+    expect(store.claim({ ...claim('x', 2), method: 'SignMessage' }).replayed).toBe(false);
+    store.close();
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Idempotency for gRPC retries (reference/turnkey-api.md 12): the exact activity body is recorded
+ * before its first submission, and a retry with the same key resubmits those bytes, so the public
+ * API's fingerprint deduplication answers with the same activity and nothing is signed twice.
+ * Bodies carry no secrets (the stamp is recomputed per send), but they are never logged.
+ */
+import Database from 'better-sqlite3';
+import { equalBytes } from '../shared/encoding.js';
+import { CountersignError } from '../shared/errors.js';
+
+export interface IdempotencyClaim {
+  readonly organizationId: string;
+  /** The gRPC method; a key is scoped to one method. */
+  readonly method: string;
+  readonly idempotencyKey: string;
+  /** SHA-256 of the validated request, to tell a retry from a different request. */
+  readonly requestHash: Uint8Array;
+  /** The public API submit name (`sign_transaction`, `sign_raw_payloads`). */
+  readonly activityName: string;
+  /** The unstamped activity body to record if the key is new. */
+  readonly body: Uint8Array;
+}
+
+export interface ClaimedBody {
+  readonly activityName: string;
+  readonly body: Uint8Array;
+  /** True when the key was seen before and its recorded body is returned. */
+  readonly replayed: boolean;
+}
+
+interface Row {
+  request_hash: Buffer;
+  activity_name: string;
+  body: Buffer;
+}
+
+/** The SQLite table of idempotency keys and the bodies recorded under them. */
+export class IdempotencyStore {
+  readonly #db: Database.Database;
+  readonly #insert: Database.Statement<[string, string, string, Buffer, string, Buffer, number]>;
+  readonly #select: Database.Statement<[string, string, string], Row>;
+  readonly #claim: Database.Transaction<(c: IdempotencyClaim) => ClaimedBody>;
+
+  constructor(path: string) {
+    this.#db = new Database(path);
+    // WAL + FULL: a recorded body survives a crash before the submit it precedes.
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS idempotency_keys (
+        organization_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        request_hash BLOB NOT NULL,
+        activity_name TEXT NOT NULL,
+        body BLOB NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (organization_id, method, idempotency_key)
+      ) WITHOUT ROWID`);
+    this.#insert = this.#db.prepare(
+      `INSERT INTO idempotency_keys
+         (organization_id, method, idempotency_key, request_hash, activity_name, body, created_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    );
+    this.#select = this.#db.prepare(
+      `SELECT request_hash, activity_name, body FROM idempotency_keys
+        WHERE organization_id = ? AND method = ? AND idempotency_key = ?`,
+    );
+    // Check-and-insert in one transaction, so two concurrent first attempts record one body.
+    this.#claim = this.#db.transaction((c: IdempotencyClaim): ClaimedBody => {
+      const inserted = this.#insert.run(
+        c.organizationId,
+        c.method,
+        c.idempotencyKey,
+        Buffer.from(c.requestHash),
+        c.activityName,
+        Buffer.from(c.body),
+        Date.now(),
+      );
+      if (inserted.changes === 1) return { activityName: c.activityName, body: c.body, replayed: false };
+      const row = this.#select.get(c.organizationId, c.method, c.idempotencyKey);
+      if (row === undefined)
+        throw new CountersignError('INTERNAL', 'idempotency row vanished inside its transaction');
+      if (!equalBytes(new Uint8Array(row.request_hash), c.requestHash)) {
+        throw new CountersignError(
+          'IDEMPOTENCY_KEY_CONFLICT',
+          'idempotency_key: was already used for a different request',
+          { field: 'idempotency_key' },
+        );
+      }
+      return { activityName: row.activity_name, body: new Uint8Array(row.body), replayed: true };
+    });
+  }
+
+  /** Records `body` under the key, or returns the body recorded by an earlier identical request. */
+  claim(c: IdempotencyClaim): ClaimedBody {
+    return this.#claim.immediate(c);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The `countersign.v1.Signer` contract as loaded by @grpc/proto-loader, and the TypeScript shapes
+ * of its messages under the loader options used here (camelCase names, enums as their names,
+ * proto3 defaults filled in, `oneof` members named by a virtual field).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+const PROTO_FILE = join('proto', 'countersign', 'v1', 'signer.proto');
+
+/** Finds the proto beside the sources or beside a build output (dist/src/daemon → repo root). */
+function protoPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, PROTO_FILE);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir)
+      throw new Error(`${PROTO_FILE} not found above ${dirname(fileURLToPath(import.meta.url))}`);
+    dir = parent;
+  }
+}
+
+export const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: false,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+export interface SignerProto {
+  readonly packageDefinition: protoLoader.PackageDefinition;
+  readonly signerService: grpc.ServiceDefinition;
+  readonly protoFile: string;
+}
+
+/** Loads signer.proto once per call (the daemon calls it at start). */
+export function loadSignerProto(): SignerProto {
+  const protoFile = protoPath();
+  const packageDefinition = protoLoader.loadSync(protoFile, LOADER_OPTIONS);
+  const signerService = packageDefinition['countersign.v1.Signer'] as grpc.ServiceDefinition | undefined;
+  if (signerService === undefined) throw new Error('countersign.v1.Signer missing from signer.proto');
+  return { packageDefinition, signerService, protoFile };
+}
+
+export const SIGNING_MODES = [
+  'SIGNING_MODE_AUTO',
+  'SIGNING_MODE_SIGN_TRANSACTION',
+  'SIGNING_MODE_SIGN_RAW_PAYLOADS',
+] as const;
+export type SigningMode = (typeof SIGNING_MODES)[number];
+
+export type ActivityState =
+  | 'ACTIVITY_STATE_UNSPECIFIED'
+  | 'ACTIVITY_STATE_COMPLETED'
+  | 'ACTIVITY_STATE_CONSENSUS_NEEDED'
+  | 'ACTIVITY_STATE_FAILED'
+  | 'ACTIVITY_STATE_REJECTED'
+  | 'ACTIVITY_STATE_PENDING';
+
+export const ETHEREUM_TRANSACTION_TYPES = [
+  'ETHEREUM_TRANSACTION_TYPE_UNSPECIFIED',
+  'ETHEREUM_TRANSACTION_TYPE_LEGACY',
+  'ETHEREUM_TRANSACTION_TYPE_EIP2930',
+  'ETHEREUM_TRANSACTION_TYPE_EIP1559',
+  'ETHEREUM_TRANSACTION_TYPE_EIP4844',
+  'ETHEREUM_TRANSACTION_TYPE_EIP7702',
+] as const;
+
+export const PAYLOAD_ENCODINGS = [
+  'PAYLOAD_ENCODING_UNSPECIFIED',
+  'PAYLOAD_ENCODING_HEXADECIMAL',
+  'PAYLOAD_ENCODING_TEXT_UTF8',
+  'PAYLOAD_ENCODING_EIP712',
+  'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION',
+] as const;
+export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
+
+export const HASH_FUNCTIONS = [
+  'HASH_FUNCTION_UNSPECIFIED',
+  'HASH_FUNCTION_NO_OP',
+  'HASH_FUNCTION_SHA256',
+  'HASH_FUNCTION_KECCAK256',
+  'HASH_FUNCTION_NOT_APPLICABLE',
+] as const;
+export type HashFunction = (typeof HASH_FUNCTIONS)[number];
+
+/*
+ * Decoded requests. Enum fields are typed `string`: a newer client may send a number the loader
+ * cannot name, so handlers check them against the closed lists above.
+ */
+
+export interface EthereumAccessListEntryMessage {
+  readonly address: string;
+  readonly storageKeys: readonly Uint8Array[];
+}
+
+export interface EthereumAuthorizationMessage {
+  readonly chainId: string;
+  readonly address: string;
+  readonly nonce: string;
+  readonly yParity: number;
+  readonly r: Uint8Array;
+  readonly s: Uint8Array;
+}
+
+export interface EthereumTransactionMessage {
+  readonly unsigned: Uint8Array;
+  readonly type: string;
+  readonly chainId: string;
+  readonly nonce: string;
+  readonly to: string;
+  readonly value: string;
+  readonly data: Uint8Array;
+  readonly gasLimit: string;
+  readonly gasPrice: string;
+  readonly maxFeePerGas: string;
+  readonly maxPriorityFeePerGas: string;
+  readonly accessList: readonly EthereumAccessListEntryMessage[];
+  readonly maxFeePerBlobGas: string;
+  readonly blobVersionedHashes: readonly Uint8Array[];
+  readonly authorizationList: readonly EthereumAuthorizationMessage[];
+  readonly legacyWithoutChainId: boolean;
+}
+
+export interface SignTransactionRequest {
+  readonly organizationId: string;
+  readonly signWith: string;
+  readonly idempotencyKey: string;
+  readonly mode: string;
+  /** The oneof member that is set (only `ethereum` exists in v1 so far). */
+  readonly transaction?: string;
+  readonly ethereum?: EthereumTransactionMessage;
+}
+
+export interface SignatureMessage {
+  readonly r: Uint8Array;
+  readonly s: Uint8Array;
+  readonly v: number;
+}
+
+export interface SignTransactionResponse {
+  readonly signedTransaction: Uint8Array;
+  readonly transactionHash: string;
+  readonly signatures: readonly SignatureMessage[];
+  readonly signer: string;
+  readonly activityId: string;
+  readonly state: ActivityState;
+  readonly fingerprint: string;
+  readonly mode: SigningMode;
+}
+
+export interface SignRawPayloadsRequest {
+  readonly organizationId: string;
+  readonly signWith: string;
+  readonly idempotencyKey: string;
+  readonly payloads: readonly string[];
+  readonly encoding: string;
+  readonly hashFunction: string;
+}
+
+export interface SignRawPayloadsResponse {
+  readonly signatures: readonly SignatureMessage[];
+  readonly digests: readonly Uint8Array[];
+  readonly signer: string;
+  readonly activityId: string;
+  readonly state: ActivityState;
+  readonly fingerprint: string;
+}
+
+export interface EthereumAuthorizationRequestMessage {
+  readonly chainId: string;
+  readonly address: string;
+  readonly nonce: string;
+}
+
+export interface SignMessageRequest {
+  readonly organizationId: string;
+  readonly signWith: string;
+  readonly idempotencyKey: string;
+  readonly message?: string;
+  readonly personalMessage?: Uint8Array;
+  readonly typedDataJson?: string;
+  readonly authorization?: EthereumAuthorizationRequestMessage;
+  readonly digest?: Uint8Array;
+}
+
+export interface SignMessageResponse {
+  /** Absent while the activity awaits consensus. */
+  readonly signature?: SignatureMessage;
+  readonly serialized: Uint8Array;
+  readonly digest: Uint8Array;
+  readonly signer: string;
+  readonly activityId: string;
+  readonly state: ActivityState;
+  readonly fingerprint: string;
+}

@@ -1,0 +1,128 @@
+/**
+ * The gRPC daemon: `countersign.v1.Signer`, `grpc.health.v1.Health` and server reflection on one
+ * listener. The public-API client is a dependency, so the same daemon runs embedded, against a
+ * remote API, or in tests against a transport that tampers with answers.
+ */
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+import type { PublicApiClient } from '../client/client.js';
+import { CountersignError } from '../shared/errors.js';
+import type { CallContext, DaemonContext } from './context.js';
+import { ExpectedSignerResolver } from './expected-signer.js';
+import { toServiceError } from './grpc-status.js';
+import { IdempotencyStore } from './idempotency.js';
+import { loadSignerProto } from './proto.js';
+import { signMessage } from './sign-message.js';
+import { signRawPayloads } from './sign-raw-payloads.js';
+import { signTransaction } from './sign-transaction.js';
+
+export interface StartDaemonOptions {
+  /** `host:port`; port 0 binds an ephemeral port. */
+  readonly listen: string;
+  readonly client: PublicApiClient;
+  readonly defaultOrganizationId: string;
+  readonly idempotencyDbPath: string;
+  readonly logger: Logger;
+}
+
+export interface RunningDaemon {
+  /** The bound `host:port`. */
+  readonly address: string;
+  /** Stops taking calls, lets in-flight calls finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+const SIGNER_SERVICE = 'countersign.v1.Signer';
+
+/** Starts the gRPC daemon and resolves once it is listening. */
+export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
+  const { host } = splitHostPort(opts.listen);
+  const log = opts.logger.child({ module: 'daemon' });
+  const proto = loadSignerProto();
+  const idempotency = new IdempotencyStore(opts.idempotencyDbPath);
+  const ctx: DaemonContext = {
+    client: opts.client,
+    defaultOrganizationId: opts.defaultOrganizationId,
+    idempotency,
+    signers: new ExpectedSignerResolver(opts.client),
+  };
+
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  function unary<Req, Res>(
+    method: string,
+    handler: (ctx: DaemonContext, call: CallContext, req: Req) => Promise<Res>,
+  ): grpc.handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      const callLog = log.child({ rpc: method, requestId: randomUUID() });
+      inFlight++;
+      handler(ctx, { log: callLog }, call.request)
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err, callLog)),
+        )
+        .finally(() => {
+          inFlight--;
+          if (inFlight === 0) drained?.();
+        });
+    };
+  }
+
+  const server = new grpc.Server();
+  server.addService(proto.signerService, {
+    SignTransaction: unary('SignTransaction', signTransaction),
+    SignRawPayloads: unary('SignRawPayloads', signRawPayloads),
+    SignMessage: unary('SignMessage', signMessage),
+  });
+  const health = new HealthImplementation({ '': 'SERVING', [SIGNER_SERVICE]: 'SERVING' });
+  health.addToServer(server);
+  new ReflectionService(proto.packageDefinition).addToServer(server);
+
+  let port: number;
+  try {
+    port = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(opts.listen, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      );
+    });
+  } catch (cause) {
+    idempotency.close();
+    throw new CountersignError('CONFIG_INVALID', `grpcListen: cannot listen on ${opts.listen}`, {
+      field: 'grpcListen',
+      cause,
+    });
+  }
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  log.info({ address }, 'gRPC signer listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    close() {
+      closing ??= (async () => {
+        health.setStatus('', 'NOT_SERVING');
+        health.setStatus(SIGNER_SERVICE, 'NOT_SERVING');
+        await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+        idempotency.close();
+        log.info({ address }, 'gRPC signer stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function splitHostPort(listen: string): { host: string; port: string } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
+  const host = m?.[1] ?? m?.[2];
+  const port = m?.[3];
+  if (host === undefined || port === undefined || Number(port) > 65535) {
+    throw new CountersignError('CONFIG_INVALID', `grpcListen: ${JSON.stringify(listen)} is not host:port`, {
+      field: 'grpcListen',
+    });
+  }
+  return { host, port };
+}
