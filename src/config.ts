@@ -1,0 +1,226 @@
+/**
+ * Configuration: flags beat environment, environment beats the config file, the file beats
+ * defaults. Validated once here into precise types.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CountersignError } from './shared/errors.js';
+
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface Config {
+  readonly dataDir: string;
+  readonly grpcListen: ListenAddress;
+  readonly apiListen: ListenAddress;
+  readonly proxyListen: ListenAddress;
+  /** CAIP-2 id → JSON-RPC URL. */
+  readonly chainRpc: ReadonlyMap<string, string>;
+  readonly logLevel: string;
+  /** Remote mode: the public API base URL the daemon talks to instead of the embedded service. */
+  readonly apiUrl: string | undefined;
+  readonly organizationId: string | undefined;
+  readonly apiKeyFile: string | undefined;
+  readonly maxRequestAgeMs: number;
+  readonly maxClockSkewMs: number;
+  /** Only from the environment (never a flag: a flag shows in `ps`). */
+  readonly masterKey: string | undefined;
+}
+
+/** One row per setting: flag, environment variable, config-file key, default, description. */
+export const SETTINGS = [
+  {
+    flag: 'data-dir',
+    env: 'COUNTERSIGN_DATA_DIR',
+    key: 'dataDir',
+    def: './data',
+    help: 'data directory (SQLite store, master key, credentials.json)',
+  },
+  {
+    flag: 'grpc-listen',
+    env: 'COUNTERSIGN_GRPC_LISTEN',
+    key: 'grpcListen',
+    def: '127.0.0.1:50051',
+    help: 'gRPC signer listener (host:port)',
+  },
+  {
+    flag: 'api-listen',
+    env: 'COUNTERSIGN_API_LISTEN',
+    key: 'apiListen',
+    def: '127.0.0.1:8080',
+    help: 'public API HTTP listener (host:port)',
+  },
+  {
+    flag: 'proxy-listen',
+    env: 'COUNTERSIGN_PROXY_LISTEN',
+    key: 'proxyListen',
+    def: '127.0.0.1:8081',
+    help: 'auth proxy HTTP listener (host:port)',
+  },
+  {
+    flag: 'chain-rpc',
+    env: 'COUNTERSIGN_CHAIN_RPC',
+    key: 'chainRpc',
+    def: '',
+    help: 'CAIP2=URL JSON-RPC endpoint; repeatable (env: comma-separated)',
+  },
+  {
+    flag: 'log-level',
+    env: 'COUNTERSIGN_LOG_LEVEL',
+    key: 'logLevel',
+    def: 'info',
+    help: 'trace, debug, info, warn, error, fatal',
+  },
+  {
+    flag: 'api-url',
+    env: 'COUNTERSIGN_API_URL',
+    key: 'apiUrl',
+    def: '',
+    help: 'remote mode: base URL of a Turnkey-compatible public API',
+  },
+  {
+    flag: 'organization-id',
+    env: 'COUNTERSIGN_ORGANIZATION_ID',
+    key: 'organizationId',
+    def: '',
+    help: 'remote mode: default organization id',
+  },
+  {
+    flag: 'api-key-file',
+    env: 'COUNTERSIGN_API_KEY_FILE',
+    key: 'apiKeyFile',
+    def: '',
+    help: 'remote mode: JSON file with apiPublicKey and apiPrivateKey',
+  },
+  {
+    flag: 'max-request-age-ms',
+    env: 'COUNTERSIGN_MAX_REQUEST_AGE_MS',
+    key: 'maxRequestAgeMs',
+    def: '3600000',
+    help: 'oldest timestampMs the public API accepts, in ms',
+  },
+  {
+    flag: 'max-clock-skew-ms',
+    env: 'COUNTERSIGN_MAX_CLOCK_SKEW_MS',
+    key: 'maxClockSkewMs',
+    def: '300000',
+    help: 'how far in the future timestampMs may be, in ms',
+  },
+] as const;
+
+type SettingKey = (typeof SETTINGS)[number]['key'];
+
+export function parseListen(value: string, field: string): ListenAddress {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):([0-9]{1,5})$/.exec(value);
+  const port = m === null ? NaN : Number(m[2]);
+  if (m === null || port > 65535)
+    throw new CountersignError('CONFIG_INVALID', `${field}: '${value}' is not host:port`, { field });
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+function parseChainRpc(entries: readonly string[], field: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of entries) {
+    const i = e.indexOf('=');
+    const caip2 = e.slice(0, i);
+    const url = e.slice(i + 1);
+    if (i <= 0 || !/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(caip2))
+      throw new CountersignError(
+        'CONFIG_INVALID',
+        `${field}: '${e}' must be CAIP2=URL, e.g. eip155:31337=http://127.0.0.1:8545`,
+        { field },
+      );
+    try {
+      new URL(url);
+    } catch {
+      throw new CountersignError('CONFIG_INVALID', `${field}: '${url}' is not a URL`, { field });
+    }
+    out.set(caip2, url);
+  }
+  return out;
+}
+
+function positiveInt(value: string, field: string): number {
+  if (!/^[0-9]{1,12}$/.test(value))
+    throw new CountersignError('CONFIG_INVALID', `${field}: must be a non-negative integer`, { field });
+  return Number(value);
+}
+
+export interface ParsedCommandLine {
+  readonly command: string | undefined;
+  readonly help: boolean;
+  readonly config: Config;
+}
+
+/** Parses argv (without node and script) and the environment into a command and its config. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+    config: { type: 'string' },
+    help: { type: 'boolean' },
+  };
+  for (const s of SETTINGS)
+    options[s.flag] = s.flag === 'chain-rpc' ? { type: 'string', multiple: true } : { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (cause) {
+    throw new CountersignError('CONFIG_INVALID', (cause as Error).message, { cause });
+  }
+  const flags = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  const configPath = (flags.config as string | undefined) ?? env.COUNTERSIGN_CONFIG;
+  let file: Record<string, unknown> = {};
+  if (configPath !== undefined) {
+    try {
+      file = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+    } catch (cause) {
+      throw new CountersignError('CONFIG_INVALID', `--config: ${configPath} is unreadable or not JSON`, {
+        cause,
+        field: 'config',
+      });
+    }
+  }
+  const raw = {} as Record<SettingKey, string | string[]>;
+  for (const s of SETTINGS) {
+    const fromFlag = flags[s.flag];
+    const fromEnv = env[s.env];
+    const fromFile = file[s.key];
+    if (s.key === 'chainRpc') {
+      raw.chainRpc = Array.isArray(fromFlag)
+        ? (fromFlag as string[])
+        : fromEnv !== undefined && fromEnv !== ''
+          ? fromEnv.split(',').map((x) => x.trim())
+          : fromFile !== undefined && typeof fromFile === 'object' && fromFile !== null
+            ? Object.entries(fromFile as Record<string, string>).map(([k, v]) => `${k}=${v}`)
+            : [];
+      continue;
+    }
+    raw[s.key] =
+      (fromFlag as string | undefined) ??
+      fromEnv ??
+      (fromFile === undefined ? undefined : String(fromFile)) ??
+      s.def;
+  }
+  const str = (k: SettingKey) => raw[k] as string;
+  const opt = (k: SettingKey) => (str(k) === '' ? undefined : str(k));
+  const config: Config = {
+    dataDir: str('dataDir'),
+    grpcListen: parseListen(str('grpcListen'), '--grpc-listen'),
+    apiListen: parseListen(str('apiListen'), '--api-listen'),
+    proxyListen: parseListen(str('proxyListen'), '--proxy-listen'),
+    chainRpc: parseChainRpc(raw.chainRpc as string[], '--chain-rpc'),
+    logLevel: str('logLevel'),
+    apiUrl: opt('apiUrl'),
+    organizationId: opt('organizationId'),
+    apiKeyFile: opt('apiKeyFile'),
+    maxRequestAgeMs: positiveInt(str('maxRequestAgeMs'), '--max-request-age-ms'),
+    maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
+    masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
+  };
+  if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(config.logLevel))
+    throw new CountersignError('CONFIG_INVALID', `--log-level: '${config.logLevel}' is not a pino level`, {
+      field: 'log-level',
+    });
+  return { command: parsed.positionals[0], help: flags.help === true, config };
+}

@@ -1,0 +1,282 @@
+/** sign_raw_payload (V2, V1), sign_raw_payloads, sign_transaction (V2, V1). */
+import { createHash } from 'node:crypto';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { CountersignError, invalid } from '../../shared/errors.js';
+import { bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
+import {
+  assembleSignedTransaction,
+  hashAuthorization,
+  hashTypedDataJson,
+  parseAuthorizationJson,
+  parseUnsignedTransaction,
+  signingDigest,
+} from '../../../chains/ethereum/index.js';
+import {
+  signEcdsaP256,
+  signEcdsaSecp256k1,
+  signEd25519,
+  signSchnorrTaproot,
+  type KeyVault,
+  type SignatureOut,
+} from '../keys/index.js';
+import type { SigningKeyRecord } from '../store/types.js';
+import { reqArray, reqEnum, reqString, stringArray, type Params } from './params.js';
+import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+
+export const PAYLOAD_ENCODINGS = [
+  'PAYLOAD_ENCODING_HEXADECIMAL',
+  'PAYLOAD_ENCODING_TEXT_UTF8',
+  'PAYLOAD_ENCODING_EIP712',
+  'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION',
+] as const;
+export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
+
+export const HASH_FUNCTIONS = [
+  'HASH_FUNCTION_NO_OP',
+  'HASH_FUNCTION_SHA256',
+  'HASH_FUNCTION_KECCAK256',
+  'HASH_FUNCTION_NOT_APPLICABLE',
+] as const;
+export type HashFunction = (typeof HASH_FUNCTIONS)[number];
+
+export const TRANSACTION_TYPES = [
+  'TRANSACTION_TYPE_ETHEREUM',
+  'TRANSACTION_TYPE_SOLANA',
+  'TRANSACTION_TYPE_TRON',
+  'TRANSACTION_TYPE_BITCOIN',
+  'TRANSACTION_TYPE_TEMPO',
+] as const;
+
+/** Finds the key behind `signWith` in the request's organization (never a parent's or a child's). */
+export async function resolveSigner(
+  ctx: ActivityContext,
+  signWith: string,
+  field: string,
+): Promise<SigningKeyRecord> {
+  const rec = await ctx.store.resolveSigningKey(ctx.organization.id, signWith);
+  if (rec === undefined)
+    throw new CountersignError(
+      'SIGN_WITH_NOT_FOUND',
+      `${field}: Could not find any resource to sign with (no private key or wallet account '${signWith}' in organization ${ctx.organization.id})`,
+      { field },
+    );
+  return rec;
+}
+
+/** Opens the sealed key for the duration of `fn` and wipes it afterwards. */
+function withKey<T>(vault: KeyVault, rec: SigningKeyRecord, fn: (priv: Uint8Array) => T): T {
+  const priv = vault.open(rec.sealedKey, rec.recordId);
+  try {
+    return fn(priv);
+  } finally {
+    zeroize(priv);
+  }
+}
+
+interface PreparedPayload {
+  /** ECDSA/Schnorr: 32-byte digest; ed25519: the message. */
+  readonly bytes: Uint8Array;
+}
+
+/** Decodes a payload and applies the hash function under the rules of the public API. */
+export function preparePayload(
+  payload: string,
+  encoding: PayloadEncoding,
+  hashFunction: HashFunction,
+  curve: string,
+  field: string,
+  hashField: string,
+): PreparedPayload {
+  const ed = curve === 'CURVE_ED25519';
+  if (ed && hashFunction !== 'HASH_FUNCTION_NOT_APPLICABLE')
+    throw new CountersignError(
+      'HASH_FUNCTION_INVALID',
+      `${hashField}: ed25519 keys sign the payload itself (RFC 8032); use HASH_FUNCTION_NOT_APPLICABLE`,
+      { field: hashField },
+    );
+  if (!ed && hashFunction === 'HASH_FUNCTION_NOT_APPLICABLE')
+    throw new CountersignError(
+      'HASH_FUNCTION_INVALID',
+      `${hashField}: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys; ${curve} signs a digest`,
+      { field: hashField },
+    );
+  switch (encoding) {
+    case 'PAYLOAD_ENCODING_EIP712':
+    case 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION': {
+      if (ed)
+        throw new CountersignError(
+          'PAYLOAD_INVALID',
+          `${field}: ${encoding} needs a secp256k1 or P-256 key, not ed25519`,
+          {
+            field,
+          },
+        );
+      // These encodings define their own digest; the NO_OP clients send is not applied on top.
+      const bytes =
+        encoding === 'PAYLOAD_ENCODING_EIP712'
+          ? hashTypedDataJson(payload, field)
+          : hashAuthorization(parseAuthorizationJson(payload, field));
+      return { bytes };
+    }
+    case 'PAYLOAD_ENCODING_HEXADECIMAL':
+    case 'PAYLOAD_ENCODING_TEXT_UTF8': {
+      const raw = encoding === 'PAYLOAD_ENCODING_HEXADECIMAL' ? hexToBytes(payload, field) : utf8(payload);
+      switch (hashFunction) {
+        case 'HASH_FUNCTION_NOT_APPLICABLE':
+          return { bytes: raw };
+        case 'HASH_FUNCTION_NO_OP':
+          if (raw.length !== 32)
+            throw new CountersignError(
+              'PAYLOAD_INVALID',
+              `${field}: with HASH_FUNCTION_NO_OP the payload is the digest and must be exactly 32 bytes; got ${raw.length}`,
+              { field },
+            );
+          return { bytes: raw };
+        case 'HASH_FUNCTION_SHA256':
+          return { bytes: new Uint8Array(createHash('sha256').update(raw).digest()) };
+        case 'HASH_FUNCTION_KECCAK256':
+          return { bytes: keccak_256(raw) };
+      }
+    }
+  }
+}
+
+/** Signs prepared payloads with one key; P2TR addresses switch to BIP-340 over the tweaked key. */
+export function signPrepared(
+  vault: KeyVault,
+  rec: SigningKeyRecord,
+  payloads: readonly PreparedPayload[],
+): SignatureOut[] {
+  return withKey(vault, rec, (priv) =>
+    payloads.map(({ bytes }) => {
+      switch (rec.curve) {
+        case 'CURVE_SECP256K1':
+          return rec.addressFormat?.endsWith('_P2TR')
+            ? signSchnorrTaproot(priv, bytes)
+            : signEcdsaSecp256k1(priv, bytes);
+        case 'CURVE_P256':
+          return signEcdsaP256(priv, bytes);
+        case 'CURVE_ED25519':
+          return signEd25519(priv, bytes);
+        default:
+          throw new CountersignError('CURVE_UNSUPPORTED', `key curve ${rec.curve} cannot sign`);
+      }
+    }),
+  );
+}
+
+/** The wire form of a signature: 64-char lower-case r and s, v "00"/"01". */
+export function signatureJson(sig: SignatureOut): { r: string; s: string; v: string } {
+  return { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v.toString(16).padStart(2, '0') };
+}
+
+async function signRaw(
+  ctx: ActivityContext,
+  p: Params,
+  signWithKey: 'signWith' | 'privateKeyId',
+  many: boolean,
+): Promise<SignatureOut[]> {
+  const prefix = 'parameters';
+  const signWith = reqString(p, signWithKey, prefix);
+  const encoding = reqEnum(p, 'encoding', prefix, PAYLOAD_ENCODINGS);
+  const hashFunction = reqEnum(p, 'hashFunction', prefix, HASH_FUNCTIONS);
+  const payloads = many
+    ? stringArray(reqArray(p, 'payloads', prefix), `${prefix}.payloads`)
+    : [reqString(p, 'payload', prefix)];
+  if (many && payloads.length === 0) throw invalid(`${prefix}.payloads`, 'must hold at least one payload');
+  const rec = await resolveSigner(ctx, signWith, `${prefix}.${signWithKey}`);
+  const prepared = payloads.map((payload, i) =>
+    preparePayload(
+      payload,
+      encoding,
+      hashFunction,
+      rec.curve,
+      many ? `${prefix}.payloads.${i}` : `${prefix}.payload`,
+      `${prefix}.hashFunction`,
+    ),
+  );
+  return signPrepared(ctx.vault, rec, prepared);
+}
+
+async function signTransaction(ctx: ActivityContext, p: Params, signWithKey: 'signWith' | 'privateKeyId') {
+  const prefix = 'parameters';
+  const signWith = reqString(p, signWithKey, prefix);
+  const unsignedHex = reqString(p, 'unsignedTransaction', prefix);
+  const type = reqEnum(p, 'type', prefix, TRANSACTION_TYPES);
+  if (type !== 'TRANSACTION_TYPE_ETHEREUM')
+    throw new CountersignError(
+      'TRANSACTION_TYPE_UNSUPPORTED',
+      `${prefix}.type: ${type} is not supported by this service yet; supported: TRANSACTION_TYPE_ETHEREUM`,
+      { field: `${prefix}.type` },
+    );
+  const field = `${prefix}.unsignedTransaction`;
+  const unsigned = hexToBytes(unsignedHex, field);
+  let tx;
+  try {
+    tx = parseUnsignedTransaction(unsigned);
+  } catch (e) {
+    // Name the request field; the parser's message says which part of the transaction is wrong.
+    if (e instanceof CountersignError)
+      throw new CountersignError(e.code, `${field}: ${e.message}`, { field, cause: e });
+    throw e;
+  }
+  const rec = await resolveSigner(ctx, signWith, `${prefix}.${signWithKey}`);
+  if (rec.curve !== 'CURVE_SECP256K1')
+    throw new CountersignError(
+      'CURVE_UNSUPPORTED',
+      `${prefix}.${signWithKey}: Ethereum transactions need a secp256k1 key; this one is ${rec.curve}`,
+      { field: `${prefix}.${signWithKey}` },
+    );
+  const digest = signingDigest(unsigned);
+  const sig = withKey(ctx.vault, rec, (priv) => signEcdsaSecp256k1(priv, digest));
+  const signed = assembleSignedTransaction(tx, { r: sig.r, s: sig.s, yParity: sig.v });
+  return { signedTransaction: bytesToHex(signed) };
+}
+
+export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
+  {
+    type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+    path: 'sign_raw_payload',
+    intentKey: 'signRawPayloadIntentV2',
+    resultKey: 'signRawPayloadResult',
+    run: async (ctx, p): Promise<ActivityOutcome> => {
+      const [sig] = await signRaw(ctx, p, 'signWith', false);
+      return { result: signatureJson(sig as SignatureOut) };
+    },
+  },
+  {
+    type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD',
+    path: 'sign_raw_payload',
+    intentKey: 'signRawPayloadIntent',
+    resultKey: 'signRawPayloadResult',
+    run: async (ctx, p): Promise<ActivityOutcome> => {
+      const [sig] = await signRaw(ctx, p, 'privateKeyId', false);
+      return { result: signatureJson(sig as SignatureOut) };
+    },
+  },
+  {
+    type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS',
+    path: 'sign_raw_payloads',
+    intentKey: 'signRawPayloadsIntent',
+    resultKey: 'signRawPayloadsResult',
+    run: async (ctx, p): Promise<ActivityOutcome> => ({
+      result: { signatures: (await signRaw(ctx, p, 'signWith', true)).map(signatureJson) },
+    }),
+  },
+  {
+    type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
+    path: 'sign_transaction',
+    intentKey: 'signTransactionIntentV2',
+    resultKey: 'signTransactionResult',
+    run: async (ctx, p): Promise<ActivityOutcome> => ({ result: await signTransaction(ctx, p, 'signWith') }),
+  },
+  {
+    type: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
+    path: 'sign_transaction',
+    intentKey: 'signTransactionIntent',
+    resultKey: 'signTransactionResult',
+    run: async (ctx, p): Promise<ActivityOutcome> => ({
+      result: await signTransaction(ctx, p, 'privateKeyId'),
+    }),
+  },
+];

@@ -1,0 +1,183 @@
+/**
+ * The embedded wallet service: opens the data dir (master key, SQLite store), initializes it on
+ * first use (root organization, root user with a P-256 API key, default HD wallet), and returns the
+ * public API's request handler.
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { CountersignError } from '../shared/errors.js';
+import type { RequestHandler } from '../client/transport.js';
+import { KeyVault, loadOrCreateMasterKey } from './keys/index.js';
+import { openSqliteStore } from './store/sqlite.js';
+import type { Store } from './store/types.js';
+import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
+import { createApiHandler } from './api/handler.js';
+import { Metrics } from './api/metrics.js';
+
+/** One account per supported chain (Tempo uses the Ethereum account). */
+export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
+  { curve: 'CURVE_SECP256K1', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' },
+  { curve: 'CURVE_ED25519', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' },
+  { curve: 'CURVE_SECP256K1', path: "m/44'/195'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_TRON' },
+  {
+    curve: 'CURVE_SECP256K1',
+    path: "m/84'/0'/0'/0/0",
+    addressFormat: 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH',
+  },
+  { curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR' },
+];
+
+/** `<data-dir>/credentials.json`: what a client needs to talk to the embedded service. */
+export interface Credentials {
+  organizationId: string;
+  organizationName: string;
+  userId: string;
+  apiPublicKey: string;
+  apiPrivateKey: string;
+  walletId: string;
+  accounts: { address: string; addressFormat: string; curve: string; path: string }[];
+}
+
+export interface EmbeddedServiceOptions {
+  readonly dataDir: string;
+  readonly logger: Logger;
+  readonly masterKeyEnv?: string | undefined;
+  readonly maxRequestAgeMs?: number;
+  readonly maxClockSkewMs?: number;
+}
+
+export interface EmbeddedService {
+  readonly handler: RequestHandler;
+  readonly store: Store;
+  readonly metrics: Metrics;
+  readonly credentials: Credentials;
+  close(): Promise<void>;
+}
+
+const CREDENTIALS_FILE = 'credentials.json';
+
+/** Writes a file atomically with mode 0600 and fsyncs it and its directory. */
+function writeSecretFile(dir: string, name: string, content: string): void {
+  const tmp = join(dir, `.${name}.${process.pid}.tmp`);
+  writeFileSync(tmp, content, { mode: 0o600 });
+  const fd = openSync(tmp, 'r');
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, join(dir, name));
+  const dfd = openSync(dir, 'r');
+  fsyncSync(dfd);
+  closeSync(dfd);
+}
+
+function newP256ApiKey(): { publicKey: string; privateKey: string } {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  const x = Buffer.from(jwk.x as string, 'base64url');
+  const y = Buffer.from(jwk.y as string, 'base64url');
+  const d = Buffer.from(jwk.d as string, 'base64url');
+  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
+  return { publicKey: prefix + x.toString('hex'), privateKey: d.toString('hex').padStart(64, '0') };
+}
+
+/** Creates the root organization, its root user and API key, and the default wallet. */
+async function initialize(
+  store: Store,
+  vault: KeyVault,
+  dataDir: string,
+  logger: Logger,
+): Promise<Credentials> {
+  const now = Date.now();
+  const organizationId = randomUUID();
+  const userId = randomUUID();
+  const apiKey = newP256ApiKey();
+  const built = buildWallet(vault, organizationId, 'Default Wallet', DEFAULT_ACCOUNTS, 12, now, 'wallet');
+  await store.write((tx) => {
+    tx.insertOrganization({
+      id: organizationId,
+      name: 'Root Organization',
+      parentId: null,
+      rootQuorumThreshold: 1,
+      createdAtMs: now,
+    });
+    tx.insertUser({
+      id: userId,
+      organizationId,
+      name: 'root',
+      email: null,
+      phoneNumber: null,
+      isRoot: true,
+      createdAtMs: now,
+      updatedAtMs: now,
+    });
+    tx.insertApiKey({
+      id: randomUUID(),
+      userId,
+      organizationId,
+      name: 'root api key',
+      publicKey: apiKey.publicKey,
+      curve: 'API_KEY_CURVE_P256',
+      expiresAtMs: null,
+      createdAtMs: now,
+    });
+    insertWallet(tx, built, 'wallet.walletName');
+  });
+  const credentials: Credentials = {
+    organizationId,
+    organizationName: 'Root Organization',
+    userId,
+    apiPublicKey: apiKey.publicKey,
+    apiPrivateKey: apiKey.privateKey,
+    walletId: built.wallet.id,
+    accounts: built.accounts.map((a) => ({
+      address: a.address,
+      addressFormat: a.addressFormat,
+      curve: a.curve,
+      path: a.path,
+    })),
+  };
+  writeSecretFile(dataDir, CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`);
+  logger.info({ organizationId, walletId: built.wallet.id }, 'initialized data dir');
+  return credentials;
+}
+
+function readCredentials(dataDir: string): Credentials {
+  const path = join(dataDir, CREDENTIALS_FILE);
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Credentials;
+  } catch (cause) {
+    throw new CountersignError('CONFIG_INVALID', `${path} is unreadable or not JSON`, { cause });
+  }
+}
+
+/** Opens the data dir, initializing it first if it holds no organization yet. */
+export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise<EmbeddedService> {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const masterKey = loadOrCreateMasterKey({ dataDir: opts.dataDir, envValue: opts.masterKeyEnv });
+  const vault = new KeyVault(masterKey);
+  masterKey.fill(0);
+  const store = openSqliteStore(join(opts.dataDir, 'countersign.db'));
+  const credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
+    ? readCredentials(opts.dataDir)
+    : await initialize(store, vault, opts.dataDir, opts.logger);
+  const metrics = new Metrics();
+  const handler = createApiHandler({
+    store,
+    vault,
+    logger: opts.logger.child({ module: 'api' }),
+    metrics,
+    maxRequestAgeMs: opts.maxRequestAgeMs ?? 60 * 60 * 1000,
+    maxClockSkewMs: opts.maxClockSkewMs ?? 5 * 60 * 1000,
+  });
+  return { handler, store, metrics, credentials, close: () => store.close() };
+}

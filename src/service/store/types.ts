@@ -1,0 +1,217 @@
+/** Records the wallet service keeps, and the store interface both backends implement. */
+
+export interface OrganizationRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly parentId: string | null;
+  readonly rootQuorumThreshold: number;
+  readonly createdAtMs: number;
+}
+
+export interface UserRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly email: string | null;
+  readonly phoneNumber: string | null;
+  readonly isRoot: boolean;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const API_KEY_CURVES = [
+  'API_KEY_CURVE_P256',
+  'API_KEY_CURVE_SECP256K1',
+  'API_KEY_CURVE_ED25519',
+] as const;
+export type ApiKeyCurve = (typeof API_KEY_CURVES)[number];
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  /** Compressed SEC1 hex (P-256, secp256k1) or raw 32-byte hex (ed25519), lower-case. */
+  readonly publicKey: string;
+  readonly curve: ApiKeyCurve;
+  /** Absent for long-lived keys. */
+  readonly expiresAtMs: number | null;
+  readonly createdAtMs: number;
+}
+
+export interface AuthenticatorRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  /** base64url credential id as the browser reports it. */
+  readonly credentialId: string;
+  /** Compressed P-256 public key, hex. */
+  readonly publicKey: string;
+  readonly createdAtMs: number;
+}
+
+export interface WalletRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  /** The BIP-39 mnemonic sealed by the key vault (AAD = wallet id). */
+  readonly sealedMnemonic: Uint8Array;
+  readonly exported: boolean;
+  readonly imported: boolean;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface WalletAccountRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly walletId: string;
+  readonly curve: string;
+  readonly pathFormat: 'PATH_FORMAT_BIP32';
+  readonly path: string;
+  readonly addressFormat: string;
+  readonly address: string;
+  /** Hex public key of the derived key (compressed for ECDSA curves). */
+  readonly publicKey: string;
+  /** The derived private key sealed by the vault (AAD = account id), so signing never re-derives. */
+  readonly sealedKey: Uint8Array;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface PrivateKeyRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly curve: string;
+  readonly publicKey: string;
+  readonly sealedKey: Uint8Array;
+  readonly addresses: readonly { readonly format: string; readonly address: string }[];
+  readonly tags: readonly string[];
+  readonly exported: boolean;
+  readonly imported: boolean;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const ACTIVITY_STATUSES = [
+  'ACTIVITY_STATUS_CREATED',
+  'ACTIVITY_STATUS_PENDING',
+  'ACTIVITY_STATUS_COMPLETED',
+  'ACTIVITY_STATUS_FAILED',
+  'ACTIVITY_STATUS_CONSENSUS_NEEDED',
+  'ACTIVITY_STATUS_REJECTED',
+  'ACTIVITY_STATUS_AUTHENTICATORS_NEEDED',
+] as const;
+export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
+
+export interface VoteRecord {
+  readonly id: string;
+  readonly activityId: string;
+  readonly userId: string;
+  readonly selection: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED';
+  /** The raw stamped request body. */
+  readonly message: string;
+  readonly publicKey: string;
+  readonly signature: string;
+  readonly scheme: string;
+  readonly createdAtMs: number;
+}
+
+export interface ActivityRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly type: string;
+  readonly status: ActivityStatus;
+  /** `sha256:<hex>` of the raw request body. */
+  readonly fingerprint: string;
+  readonly intentKey: string;
+  /** The submitted parameters, as JSON text. */
+  readonly intentJson: string;
+  readonly resultKey: string;
+  /** The result object, as JSON text, or null before completion. */
+  readonly resultJson: string | null;
+  readonly failureJson: string | null;
+  readonly timestampMs: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** Writes run inside one transaction; every method is synchronous within it. */
+export interface StoreTx {
+  insertOrganization(r: OrganizationRecord): void;
+  insertUser(r: UserRecord): void;
+  insertApiKey(r: ApiKeyRecord): void;
+  insertAuthenticator(r: AuthenticatorRecord): void;
+  insertWallet(r: WalletRecord): void;
+  insertWalletAccount(r: WalletAccountRecord): void;
+  insertPrivateKey(r: PrivateKeyRecord): void;
+  insertActivity(r: ActivityRecord, votes: readonly VoteRecord[]): void;
+  walletNameTaken(organizationId: string, name: string): boolean;
+  privateKeyNameTaken(organizationId: string, name: string): boolean;
+  walletAccountExists(walletId: string, curve: string, path: string, addressFormat: string): boolean;
+}
+
+/** A resolved signing key: the sealed key with how to use it. */
+export interface SigningKeyRecord {
+  readonly kind: 'wallet_account' | 'private_key';
+  /** Vault AAD (the account or private key id). */
+  readonly recordId: string;
+  readonly organizationId: string;
+  readonly curve: string;
+  readonly publicKey: string;
+  readonly sealedKey: Uint8Array;
+  /** The address that matched, with its format; null when resolved by private key id. */
+  readonly address: string | null;
+  readonly addressFormat: string | null;
+  readonly walletId: string | null;
+  readonly privateKeyId: string | null;
+}
+
+export interface ListPage {
+  readonly limit: number;
+  readonly after?: string | undefined;
+  readonly before?: string | undefined;
+}
+
+export interface Store {
+  /** Runs `fn` in a transaction that is durable when the promise resolves. */
+  write<T>(fn: (tx: StoreTx) => T): Promise<T>;
+  getOrganization(id: string): Promise<OrganizationRecord | undefined>;
+  getUser(id: string): Promise<UserRecord | undefined>;
+  listUsers(organizationId: string): Promise<UserRecord[]>;
+  listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
+  /** API keys with this public key in any of the given organizations. */
+  findApiKeys(publicKey: string, organizationIds: readonly string[]): Promise<ApiKeyRecord[]>;
+  findAuthenticators(
+    credentialId: string,
+    organizationIds: readonly string[],
+  ): Promise<AuthenticatorRecord[]>;
+  getWallet(organizationId: string, id: string): Promise<WalletRecord | undefined>;
+  listWallets(organizationId: string): Promise<WalletRecord[]>;
+  getWalletAccountByAddress(
+    organizationId: string,
+    walletId: string,
+    address: string,
+  ): Promise<WalletAccountRecord | undefined>;
+  getWalletAccountByPath(
+    organizationId: string,
+    walletId: string,
+    path: string,
+  ): Promise<WalletAccountRecord | undefined>;
+  listWalletAccounts(
+    organizationId: string,
+    walletId: string | undefined,
+    page: ListPage,
+  ): Promise<WalletAccountRecord[]>;
+  getPrivateKey(organizationId: string, id: string): Promise<PrivateKeyRecord | undefined>;
+  listPrivateKeys(organizationId: string): Promise<PrivateKeyRecord[]>;
+  /** signWith resolution: private key id, else address (case-insensitive) of a key or account. */
+  resolveSigningKey(organizationId: string, signWith: string): Promise<SigningKeyRecord | undefined>;
+  getActivity(organizationId: string, id: string): Promise<ActivityRecord | undefined>;
+  getActivityByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
+  listVotes(activityId: string): Promise<VoteRecord[]>;
+  listActivities(organizationId: string, page: ListPage): Promise<ActivityRecord[]>;
+  close(): Promise<void>;
+}
