@@ -1,0 +1,116 @@
+import { equalBytes } from '../../src/shared/encoding.js';
+import { CountersignError, invalid, missing } from '../../src/shared/errors.js';
+import { isValidPublicKey } from '../../src/shared/secp256k1.js';
+import { legacySighash } from './legacySighash.js';
+import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
+import { segwitV0Sighash } from './segwitV0Sighash.js';
+import { spentOutput, spentOutputOrUndefined } from './spentOutput.js';
+import { taprootOutputKey } from './taprootOutputKey.js';
+import { taprootSighash } from './taprootSighash.js';
+import { SIGHASH_ALL, SIGHASH_DEFAULT, type PlannedInput, type Psbt, type SigningPlan } from './types.js';
+
+/** The secp256k1 signer whose inputs are to be signed. */
+export interface BitcoinSigner {
+  /** 33-byte compressed SEC1 public key. */
+  readonly publicKey: Uint8Array;
+}
+
+function refuseSighash(index: number, type: number, allowed: string): CountersignError {
+  // Would be BITCOIN_SIGHASH_UNSUPPORTED; NONE/SINGLE/ANYONECANPAY let others change what is paid.
+  return invalid(
+    `inputs[${index}].sighash_type`,
+    `sighash type 0x${type.toString(16)} is not allowed (only ${allowed})`,
+  );
+}
+
+/**
+ * Finds the inputs that belong to `signer` — P2PKH to hash160(pubkey), P2WPKH with that program, P2TR to
+ * the BIP-86 output key of pubkey — and computes each one's sighash from the PSBT's own bytes. Inputs of
+ * other keys are left alone. Refuses sighash types other than ALL (or DEFAULT for taproot), inputs the
+ * signer already signed, and a PSBT in which no input belongs to the signer (field `sign_with`).
+ */
+export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
+  const { publicKey } = signer;
+  if (publicKey.length !== 33 || !isValidPublicKey(publicKey)) {
+    throw invalid('sign_with', 'public key must be a valid 33-byte compressed secp256k1 key');
+  }
+  const pkh = hash160(publicKey);
+  const p2pkh = p2pkhScript(pkh);
+  const p2wpkh = p2wpkhScript(pkh);
+  const outputKey = taprootOutputKey(publicKey, 'sign_with');
+  const p2tr = p2trScript(outputKey);
+  const tx = psbt.global.unsignedTx;
+  const planned: PlannedInput[] = [];
+  // BIP-341 commits to every input's spent output; collected lazily, once, when a taproot input is ours.
+  let allSpent: ReturnType<typeof spentOutput>[] | undefined;
+
+  psbt.inputs.forEach((input, i) => {
+    const spent = spentOutputOrUndefined(psbt, i);
+    if (spent === undefined) return; // cannot be shown to be ours; never signed
+    const script = spent.script;
+    const isP2pkh = equalBytes(script, p2pkh);
+    const isP2wpkh = equalBytes(script, p2wpkh);
+    const isP2tr = equalBytes(script, p2tr);
+    if (!isP2pkh && !isP2wpkh && !isP2tr) return;
+    if (input.finalScriptSig !== undefined || input.finalScriptWitness !== undefined) {
+      throw invalid(
+        `inputs[${i}].final_scriptwitness`,
+        'an input of the signer is already finalized',
+        'PAYLOAD_INVALID',
+      );
+    }
+    if (isP2tr) {
+      const type = input.sighashType ?? SIGHASH_DEFAULT;
+      if (type !== SIGHASH_DEFAULT && type !== SIGHASH_ALL) throw refuseSighash(i, type, 'DEFAULT or ALL');
+      if (input.tapKeySig !== undefined) {
+        throw invalid(`inputs[${i}].tap_key_sig`, 'the input is already signed', 'PAYLOAD_INVALID');
+      }
+      if (input.tapInternalKey !== undefined && !equalBytes(input.tapInternalKey, publicKey.subarray(1))) {
+        throw invalid(`inputs[${i}].tap_internal_key`, "is not the signer's key", 'PAYLOAD_INVALID');
+      }
+      allSpent ??= tx.inputs.map((_, j) => spentOutput(psbt, j));
+      planned.push({
+        inputIndex: i,
+        scriptType: 'P2TR',
+        scheme: 'SCHNORR_BIP340',
+        sighashType: type,
+        digest: taprootSighash(tx, i, allSpent, type),
+      });
+      return;
+    }
+    const type = input.sighashType ?? SIGHASH_ALL;
+    if (type !== SIGHASH_ALL) throw refuseSighash(i, type, 'ALL');
+    if (input.partialSigs.some((p) => equalBytes(p.pubkey, publicKey))) {
+      throw invalid(
+        `inputs[${i}].partial_sig`,
+        'the input is already signed by the signer',
+        'PAYLOAD_INVALID',
+      );
+    }
+    if (isP2pkh) {
+      // BIP-174: legacy inputs carry the whole previous transaction so the amount is provable.
+      if (input.nonWitnessUtxo === undefined) throw missing(`inputs[${i}].non_witness_utxo`);
+      planned.push({
+        inputIndex: i,
+        scriptType: 'P2PKH',
+        scheme: 'ECDSA_SECP256K1',
+        sighashType: type,
+        digest: legacySighash(tx, i, script, type),
+      });
+    } else {
+      planned.push({
+        inputIndex: i,
+        scriptType: 'P2WPKH',
+        scheme: 'ECDSA_SECP256K1',
+        sighashType: type,
+        // BIP-143: the P2WPKH scriptCode is the P2PKH script of the same key hash.
+        digest: segwitV0Sighash(tx, i, p2pkh, spent.value, type),
+      });
+    }
+  });
+  if (planned.length === 0) {
+    // Would be BITCOIN_NO_INPUT_FOR_SIGNER.
+    throw invalid('sign_with', 'no input of the PSBT spends an output of this key (P2PKH, P2WPKH or P2TR)');
+  }
+  return { publicKey: publicKey.slice(), taprootOutputKey: outputKey, inputs: planned };
+}
