@@ -7,6 +7,7 @@ import { createLogger } from './logger.js';
 import { CountersignError, isCountersignError, toRpcStatus } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
 import { openEmbeddedService, type Credentials, type EmbeddedService } from './service/embedded.js';
+import { startServiceWorker } from './service/worker-host.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
 import { PublicApiClient } from './client/client.js';
@@ -120,7 +121,14 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     stamper = new ApiKeyStamper(key);
     transport = httpTransport(config.apiUrl);
   } else {
-    const service = await openEmbedded(config, logger);
+    // The service runs on its own thread: signing and fsync never stall the gRPC loop.
+    const service = await startServiceWorker({
+      dataDir: config.dataDir,
+      logLevel: config.logLevel,
+      masterKeyEnv: config.masterKey,
+      maxRequestAgeMs: config.maxRequestAgeMs,
+      maxClockSkewMs: config.maxClockSkewMs,
+    });
     closers.push(() => service.close());
     credentials = service.credentials;
     organizationId = credentials.organizationId;
@@ -197,7 +205,10 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  for (const close of closers) await close();
+  for (const [i, close] of closers.entries()) {
+    logger.debug({ step: i }, 'closing');
+    await close();
+  }
   logger.info('stopped');
   return 0;
 }

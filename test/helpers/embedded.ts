@@ -30,7 +30,7 @@ export async function startEmbedded(
     host: '127.0.0.1',
     port: 0,
     handler: service.handler,
-    metrics: service.metrics,
+    metrics: () => service.metrics.render(),
     logger,
   });
   return {

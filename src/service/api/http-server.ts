@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { RequestHandler } from '../../client/transport.js';
 import { CountersignError, toRpcStatus } from '../../shared/errors.js';
-import type { Metrics } from './metrics.js';
 
 export interface HttpListener {
   /** `host:port` actually bound. */
@@ -17,7 +16,8 @@ export interface HttpServerOptions {
   readonly host: string;
   readonly port: number;
   readonly handler: RequestHandler;
-  readonly metrics?: Metrics;
+  /** Prometheus text for `GET /metrics`. */
+  readonly metrics?: () => string | Promise<string>;
   readonly logger: Logger;
   readonly maxBodyBytes?: number;
   /** Extra GET routes (path → JSON body). */
@@ -66,8 +66,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
     if (req.method === 'GET') {
       if (path === '/healthz') return sendJson(res, 200, '{"status":"SERVING"}');
       if (path === '/metrics' && opts.metrics !== undefined) {
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-        res.end(opts.metrics.render());
+        void Promise.resolve(opts.metrics()).then((text) => {
+          res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+          res.end(text);
+        });
         return;
       }
       const extra = opts.extraRoutes?.[path];

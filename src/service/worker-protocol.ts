@@ -1,0 +1,28 @@
+/** Messages between `countersign serve` and the service worker thread. */
+import type { Credentials } from './embedded.js';
+
+export interface ServiceWorkerData {
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly masterKeyEnv: string | undefined;
+  readonly maxRequestAgeMs: number;
+  readonly maxClockSkewMs: number;
+}
+
+export type HostMessage =
+  | {
+      readonly kind: 'request';
+      readonly id: number;
+      readonly path: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: Uint8Array;
+    }
+  | { readonly kind: 'metrics'; readonly id: number }
+  | { readonly kind: 'close' };
+
+export type WorkerMessage =
+  | { readonly kind: 'ready'; readonly credentials: Credentials }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'response'; readonly id: number; readonly status: number; readonly body: Uint8Array }
+  | { readonly kind: 'metrics'; readonly id: number; readonly text: string }
+  | { readonly kind: 'closed' };

@@ -1,0 +1,48 @@
+/**
+ * The embedded service on its own thread: `countersign serve` runs it here so that signing, stamp
+ * checks and SQLite commits (fsync included) use the second core and never stall the gRPC loop.
+ * Messages carry the same stamped bytes the in-process transport would pass; nothing else.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLogger } from '../logger.js';
+import { openEmbeddedService } from './embedded.js';
+import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
+
+const port = parentPort;
+if (port === null) throw new Error('src/service/worker.ts must run in a worker thread');
+const data = workerData as ServiceWorkerData;
+const logger = createLogger(data.logLevel);
+const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+try {
+  const service = await openEmbeddedService({
+    dataDir: data.dataDir,
+    logger: logger.child({ module: 'service' }),
+    masterKeyEnv: data.masterKeyEnv,
+    maxRequestAgeMs: data.maxRequestAgeMs,
+    maxClockSkewMs: data.maxClockSkewMs,
+  });
+  port.on('message', (m: HostMessage) => {
+    switch (m.kind) {
+      case 'request':
+        void service.handler({ path: m.path, headers: m.headers, body: m.body }).then((res) => {
+          // A copy owns its ArrayBuffer, so transferring it cannot detach a Buffer pool.
+          const body = new Uint8Array(res.body);
+          post({ kind: 'response', id: m.id, status: res.status, body }, [body.buffer as ArrayBuffer]);
+        });
+        return;
+      case 'metrics':
+        post({ kind: 'metrics', id: m.id, text: service.metrics.render() });
+        return;
+      case 'close':
+        void service.close().then(() => {
+          post({ kind: 'closed' });
+          port.close();
+        });
+        return;
+    }
+  });
+  post({ kind: 'ready', credentials: service.credentials });
+} catch (e) {
+  post({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
+}
