@@ -1,17 +1,19 @@
 /**
  * `npm run bench`: gRPC SignTransaction (EIP-1559) through `countersign serve` on the embedded
  * default, full path (gRPC → daemon → stamped request → service → sign → store → verify), driven by
- * h2load (Debian's nghttp2-client) so the load generator is not the bottleneck; and, in the same
- * run, viem's in-process `privateKeyToAccount(...).signTransaction` loop for comparison.
+ * a raw HTTP/2 load generator (bench/load.ts) whose own CPU cost per call is measured and printed;
+ * and, in the same run, viem's in-process `privateKeyToAccount(...).signTransaction` loop.
+ * Every call signs a different transaction (its own nonce), so nothing is answered from the
+ * service's idempotency cache.
  *
  * Prints throughput and p50/p99 latency. Not a test: nothing here asserts a time.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startServe } from '../test/helpers/serve.js';
+import { runLoad, type LoadShape } from './load.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 
@@ -33,11 +35,11 @@ const num = (field: number, n: number) => Buffer.from([...varint(field << 3), ..
 const msg = (field: number, body: Buffer) =>
   Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(body.length)]), body]);
 
-function signTransactionRequest(signWith: string, mode: number): Buffer {
+function signTransactionRequest(signWith: string, mode: number, nonce: number): Buffer {
   const eth = Buffer.concat([
     num(2, 3), // EIP1559
     str(3, '31337'),
-    str(4, '7'),
+    str(4, String(nonce)),
     str(5, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
     str(6, '1000000000000000'),
     str(8, '21000'),
@@ -57,70 +59,12 @@ interface Result {
   seconds: number;
   p50ms: number;
   p99ms: number;
+  note?: string;
 }
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
-function h2load(
-  url: string,
-  bodyFile: string,
-  opts: { clients: number; streams: number; rps?: number; label: string },
-  dir: string,
-): Result {
-  const log = join(dir, `h2load-${opts.label.replace(/\W+/g, '_')}.log`);
-  const args = [
-    '-D',
-    String(DURATION_S),
-    '--warm-up-time',
-    '2',
-    '-c',
-    String(opts.clients),
-    '-m',
-    String(opts.streams),
-    '-d',
-    bodyFile,
-    '-H',
-    'content-type: application/grpc',
-    '-H',
-    'te: trailers',
-    '--log-file',
-    log,
-    ...(opts.rps === undefined ? [] : ['--rps', String(opts.rps)]),
-    url,
-  ];
-  const out = execFileSync('h2load', args, { encoding: 'utf8' });
-  const rows = readFileSync(log, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => l.split('\t'));
-  const ok = rows.filter((r) => r[1] === '200');
-  const lat = ok.map((r) => Number(r[2]) / 1000).sort((a, b) => a - b);
-  const failed = /([0-9]+) failed/.exec(out)?.[1] ?? '?';
-  if (failed !== '0')
-    process.stderr.write(`h2load reported ${failed} failed requests for ${opts.label}\n${out}\n`);
-  return {
-    label: opts.label,
-    requests: ok.length,
-    seconds: DURATION_S,
-    p50ms: percentile(lat, 50),
-    p99ms: percentile(lat, 99),
-  };
-}
-
-async function metricCount(apiUrl: string): Promise<number> {
-  const text = await (await fetch(`${apiUrl}/metrics`)).text();
-  const m =
-    /countersign_api_requests_total\{route="\/public\/v1\/submit\/sign_transaction",status="200"\} ([0-9]+)/.exec(
-      text,
-    );
-  const r =
-    /countersign_api_requests_total\{route="\/public\/v1\/submit\/sign_raw_payloads",status="200"\} ([0-9]+)/.exec(
-      text,
-    );
-  return Number(m?.[1] ?? 0) + Number(r?.[1] ?? 0);
 }
 
 async function viemBaseline(): Promise<Result> {
@@ -152,62 +96,73 @@ async function viemBaseline(): Promise<Result> {
   };
 }
 
+let nonce = 0;
+
+async function measure(
+  label: string,
+  grpc: string,
+  signWith: string,
+  mode: number,
+  shape: LoadShape,
+): Promise<Result> {
+  const load = (seconds: number) =>
+    runLoad({
+      authority: grpc,
+      path: '/countersign.v1.Signer/SignTransaction',
+      body: () => signTransactionRequest(signWith, mode, nonce++),
+      shape,
+      seconds,
+      connections: shape.kind === 'closed' ? Math.min(4, shape.concurrency) : 4,
+    });
+  await load(2); // warm-up: JIT, connections, SQLite pages
+  const cpu0 = process.cpuUsage();
+  const r = await load(DURATION_S);
+  const cpu = process.cpuUsage(cpu0);
+  const clientUs = (cpu.user + cpu.system) / Math.max(1, r.sent);
+  if (r.failed > 0) process.stderr.write(`${label}: ${r.failed} calls failed\n`);
+  return {
+    label,
+    requests: r.ok,
+    seconds: r.seconds,
+    p50ms: percentile(r.latencies, 50),
+    p99ms: percentile(r.latencies, 99),
+    note: `load generator ${clientUs.toFixed(0)} µs CPU/call`,
+  };
+}
+
 async function main(): Promise<void> {
-  if (spawnSync('h2load', ['--version']).status !== 0) {
-    process.stderr.write('h2load not found: apt-get install -y nghttp2-client\n');
-    process.exit(2);
-  }
-  const results: Result[] = [];
-
-  results.push(await viemBaseline());
-
+  const results: Result[] = [await viemBaseline()];
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
   try {
     const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')
       ?.address as string;
-    const url = `http://${server.ready.grpc}/countersign.v1.Signer/SignTransaction`;
-    const signTx = join(dir, 'sign-transaction.bin');
-    const rawPayloads = join(dir, 'sign-raw-payloads.bin');
-    writeFileSync(signTx, signTransactionRequest(eth, 1));
-    writeFileSync(rawPayloads, signTransactionRequest(eth, 2));
-    const api = server.ready.api as string;
-
-    const before = await metricCount(api);
-    const one = h2load(
-      url,
-      signTx,
-      { clients: 1, streams: 1, label: 'gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 1 in flight' },
-      dir,
+    const g = server.ready.grpc;
+    results.push(
+      await measure('gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 1 in flight', g, eth, 1, {
+        kind: 'closed',
+        concurrency: 1,
+      }),
     );
-    const peak = h2load(
-      url,
-      signTx,
-      { clients: 4, streams: 16, label: 'gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 64 in flight' },
-      dir,
+    const peak = await measure('gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 64 in flight', g, eth, 1, {
+      kind: 'closed',
+      concurrency: 64,
+    });
+    results.push(peak);
+    results.push(
+      await measure('gRPC SignTransaction EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight', g, eth, 2, {
+        kind: 'closed',
+        concurrency: 64,
+      }),
     );
-    const raw = h2load(
-      url,
-      rawPayloads,
-      { clients: 4, streams: 16, label: 'gRPC SignTransaction EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight' },
-      dir,
+    const half = Math.floor(peak.requests / peak.seconds / 2);
+    results.push(
+      await measure(`gRPC SignTransaction EIP-1559, half of peak: ${half}/s offered, open loop`, g, eth, 1, {
+        kind: 'open',
+        rate: half,
+        maxInFlight: 64,
+      }),
     );
-    const peakRate = peak.requests / peak.seconds;
-    const half = h2load(
-      url,
-      signTx,
-      {
-        clients: 4,
-        streams: 16,
-        rps: Math.max(1, Math.floor(peakRate / 2 / 4)),
-        label: `gRPC SignTransaction EIP-1559, half of peak (${Math.floor(peakRate / 2)}/s offered)`,
-      },
-      dir,
-    );
-    results.push(one, peak, raw, half);
-    const after = await metricCount(api);
-    // Every request h2load counted (warm-up included) must have been a signed, recorded activity.
-    process.stdout.write(`service recorded ${after - before} signing activities during the gRPC runs\n`);
   } finally {
     server.proc.kill('SIGTERM');
     await server.exited;
@@ -215,11 +170,11 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(
-    '\n| run | requests | throughput (req/s) | p50 (ms) | p99 (ms) |\n|---|---:|---:|---:|---:|\n',
+    '\n| run | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
   );
   for (const r of results)
     process.stdout.write(
-      `| ${r.label} | ${r.requests} | ${(r.requests / r.seconds).toFixed(0)} | ${r.p50ms.toFixed(3)} | ${r.p99ms.toFixed(3)} |\n`,
+      `| ${r.label} | ${r.requests} | ${(r.requests / r.seconds).toFixed(0)} | ${r.p50ms.toFixed(3)} | ${r.p99ms.toFixed(3)} | ${r.note ?? ''} |\n`,
     );
 }
 

@@ -26,6 +26,8 @@ export interface StartDaemonOptions {
   readonly defaultOrganizationId: string;
   readonly idempotencyDbPath: string;
   readonly logger: Logger;
+  /** How long close() waits for clients to hang up before cutting their sessions (default 5 s). */
+  readonly drainTimeoutMs?: number;
 }
 
 export interface RunningDaemon {
@@ -105,8 +107,17 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(SIGNER_SERVICE, 'NOT_SERVING');
-        await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        // Graceful drain, bounded: grpc-js keeps a session open as long as its peer does (a peer
+        // that cancelled streams and vanished can hold it forever), so after the in-flight calls
+        // have answered and the grace period is over, the remaining sessions are cut.
+        const graceful = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        const deadline = new Promise<void>((resolve) =>
+          setTimeout(resolve, opts.drainTimeoutMs ?? 5000).unref(),
+        );
+        await Promise.race([graceful, deadline]);
+        log.debug({ inFlight }, 'drain deadline reached or sessions closed');
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+        server.forceShutdown();
         idempotency.close();
         log.info({ address }, 'gRPC signer stopped');
       })();

@@ -1,0 +1,93 @@
+/**
+ * A gRPC load generator over node:http2 (no grpc-js on the client side, ~10x cheaper per call), in
+ * two shapes: closed loop (N calls always in flight) and open loop (call i sent at t0 + i/rate,
+ * whatever the server is doing, at most `maxInFlight` at once — latency then includes queueing as a
+ * steady stream of callers sees it). Each call gets its own body from `body(i)`, so no two calls
+ * are the same request (identical bodies would be answered from the service's fingerprint cache).
+ */
+import { connect, constants, type ClientHttp2Session } from 'node:http2';
+
+export type LoadShape =
+  { kind: 'closed'; concurrency: number } | { kind: 'open'; rate: number; maxInFlight: number };
+
+export interface LoadResult {
+  readonly sent: number;
+  readonly ok: number;
+  readonly failed: number;
+  readonly seconds: number;
+  /** Latencies of successful calls, ms, sorted ascending. */
+  readonly latencies: number[];
+}
+
+export async function runLoad(opts: {
+  authority: string;
+  path: string;
+  body: (i: number) => Buffer;
+  shape: LoadShape;
+  seconds: number;
+  connections: number;
+}): Promise<LoadResult> {
+  const sessions: ClientHttp2Session[] = Array.from({ length: opts.connections }, () =>
+    connect(`http://${opts.authority}`),
+  );
+  await Promise.all(sessions.map((s) => new Promise((r) => s.once('connect', r))));
+  const latencies: number[] = [];
+  let sent = 0;
+  let ok = 0;
+  let failed = 0;
+  let inFlight = 0;
+  const t0 = performance.now();
+  const deadline = t0 + opts.seconds * 1000;
+  await new Promise<void>((done) => {
+    let stopped = false;
+    const fire = () => {
+      const start = performance.now();
+      const i = sent++;
+      inFlight++;
+      const req = (sessions[i % sessions.length] as ClientHttp2Session).request({
+        [constants.HTTP2_HEADER_METHOD]: 'POST',
+        [constants.HTTP2_HEADER_PATH]: opts.path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      let status = '';
+      req.on('response', (h) => {
+        if (h['grpc-status'] !== undefined) status = String(h['grpc-status']);
+      });
+      req.on('trailers', (t) => (status = String(t['grpc-status'] ?? '')));
+      req.on('data', () => {});
+      req.on('close', () => {
+        inFlight--;
+        if (status === '0') {
+          ok++;
+          latencies.push(performance.now() - start);
+        } else failed++;
+        if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
+        else if (performance.now() >= deadline) stopped = true;
+        if (stopped && inFlight === 0) done();
+      });
+      req.end(opts.body(i));
+    };
+    if (opts.shape.kind === 'closed') {
+      for (let k = 0; k < opts.shape.concurrency; k++) fire();
+      return;
+    }
+    const { rate, maxInFlight } = opts.shape;
+    const tick = () => {
+      const now = performance.now();
+      if (now >= deadline) {
+        stopped = true;
+        if (inFlight === 0) done();
+        return;
+      }
+      const due = Math.floor(((now - t0) / 1000) * rate);
+      while (sent < due && inFlight < maxInFlight) fire();
+      setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  for (const s of sessions) s.close();
+  latencies.sort((a, b) => a - b);
+  return { sent, ok, failed, seconds, latencies };
+}
