@@ -127,14 +127,94 @@ export interface EthereumTransactionMessage {
   readonly legacyWithoutChainId: boolean;
 }
 
+export interface SolanaAccountMetaMessage {
+  readonly pubkey: string;
+  readonly isSigner: boolean;
+  readonly isWritable: boolean;
+}
+
+export interface SolanaInstructionMessage {
+  readonly programId: string;
+  readonly accounts: readonly SolanaAccountMetaMessage[];
+  readonly data: Uint8Array;
+}
+
+export interface SolanaAddressLookupTableMessage {
+  readonly address: string;
+  readonly addresses: readonly string[];
+}
+
+export interface SolanaTransactionMessage {
+  readonly unsigned: Uint8Array;
+  readonly feePayer: string;
+  readonly recentBlockhash: string;
+  readonly instructions: readonly SolanaInstructionMessage[];
+  readonly addressLookupTables: readonly SolanaAddressLookupTableMessage[];
+  /** SOLANA_MESSAGE_VERSION_{UNSPECIFIED,LEGACY,V0}. */
+  readonly version: string;
+}
+
+export interface TronTransactionMessage {
+  readonly unsigned: Uint8Array;
+  readonly expectedTxId: string;
+  /** TRON_TRANSACTION_KIND_{UNSPECIFIED,TRX_TRANSFER,TRC20_TRANSFER}. */
+  readonly kind: string;
+  readonly ownerAddress: string;
+  readonly toAddress: string;
+  readonly amount: string;
+  readonly tokenContract: string;
+  readonly feeLimit: string;
+  readonly refBlockBytes: string;
+  readonly refBlockHash: string;
+  readonly expiration: string;
+  readonly timestamp: string;
+  readonly memo: Uint8Array;
+  readonly permissionId: number;
+}
+
+export interface BitcoinTransactionMessage {
+  readonly unsigned: Uint8Array;
+  /** BITCOIN_NETWORK_{UNSPECIFIED,MAINNET,TESTNET,REGTEST}. */
+  readonly network: string;
+  readonly finalize: boolean;
+}
+
+export interface TempoCallMessage {
+  readonly to: string;
+  readonly value: string;
+  readonly data: Uint8Array;
+}
+
+export interface TempoTransactionMessage {
+  readonly unsigned: Uint8Array;
+  readonly chainId: string;
+  readonly nonce: string;
+  readonly nonceKey: string;
+  readonly gasLimit: string;
+  readonly maxFeePerGas: string;
+  readonly maxPriorityFeePerGas: string;
+  readonly calls: readonly TempoCallMessage[];
+  readonly accessList: readonly EthereumAccessListEntryMessage[];
+  readonly validBefore: string;
+  readonly validAfter: string;
+  readonly feeToken: string;
+  readonly sponsored: boolean;
+}
+
 export interface SignTransactionRequest {
   readonly organizationId: string;
   readonly signWith: string;
   readonly idempotencyKey: string;
   readonly mode: string;
-  /** The oneof member that is set (only `ethereum` exists in v1 so far). */
-  readonly transaction?: string;
+  /** Tempo sponsored transactions: who signs as fee payer in the same request ('' = nobody). */
+  readonly feePayerSignWith: string;
+  /** The oneof member that is set. */
+  readonly transaction?: 'ethereum' | 'solana' | 'tron' | 'bitcoin' | 'tempo';
   readonly ethereum?: EthereumTransactionMessage;
+  readonly solana?: SolanaTransactionMessage;
+  readonly tron?: TronTransactionMessage;
+  readonly bitcoin?: BitcoinTransactionMessage;
+  readonly tempo?: TempoTransactionMessage;
 }
 
 export interface SignatureMessage {

@@ -65,8 +65,8 @@ export async function submitActivity(
     replayed = claimed.replayed;
   }
   const bodyDigest = bytesToHex(createHash('sha256').update(toSend).digest());
-  call.log.info({ activityName: name, bodySha256: bodyDigest, replayed }, 'submitting activity');
+  call.log.debug({ activityName: name, bodySha256: bodyDigest, replayed }, 'submitting activity');
   const activity = await ctx.client.submit(name, toSend);
-  call.log.info({ activityId: activity.id, status: activity.status }, 'activity answered');
+  call.log.debug({ activityId: activity.id, status: activity.status }, 'activity answered');
   return activity;
 }

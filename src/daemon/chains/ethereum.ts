@@ -1,7 +1,7 @@
 /**
- * `Signer.SignTransaction`: the daemon serializes (or strictly parses) the unsigned transaction,
- * has it signed by the public API on the requested path, and returns the signed transaction only
- * after chains/ethereum verified it against the unsigned bytes and the expected signer.
+ * `Signer.SignTransaction` for Ethereum: the daemon serializes (or strictly parses) the unsigned
+ * transaction, has it signed by the public API on the requested path, and returns the signed
+ * transaction only after chains/ethereum verified it against the unsigned bytes and the signer.
  */
 import {
   assembleSignedTransaction,
@@ -13,26 +13,23 @@ import {
   verifySignedTransaction,
   type EthTransaction,
   type EthTransactionFields,
-} from '../../chains/ethereum/index.js';
-import { bytesTo0x, bytesToHex } from '../shared/encoding.js';
-import { CountersignError, invalid, isCountersignError, missing } from '../shared/errors.js';
-import { openState, rawSignaturesOf, signedTransactionOf } from './activity-result.js';
-import type { CallContext, DaemonContext } from './context.js';
+} from '../../../chains/ethereum/index.js';
+import { bytesTo0x, bytesToHex } from '../../shared/encoding.js';
+import { CountersignError, invalid, missing } from '../../shared/errors.js';
+import { openState, rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
+import type { CallContext, DaemonContext } from '../context.js';
 import {
   ETHEREUM_TRANSACTION_TYPES,
-  SIGNING_MODES,
   type EthereumTransactionMessage,
   type SignatureMessage,
   type SignTransactionRequest,
   type SignTransactionResponse,
-  type SigningMode,
-} from './proto.js';
-import { submitActivity } from './submit-activity.js';
+} from '../proto.js';
+import { submitActivity } from '../submit-activity.js';
+import { resolveMode, verifying } from './common.js';
 
-type ResolvedMode = Exclude<SigningMode, 'SIGNING_MODE_AUTO'>;
-
-/** Handles one SignTransaction call. */
-export async function signTransaction(
+/** Handles one SignTransaction call whose transaction is `ethereum`. */
+export async function signEthereumTransaction(
   ctx: DaemonContext,
   call: CallContext,
   req: SignTransactionRequest,
@@ -127,38 +124,6 @@ export async function signTransaction(
     fingerprint: activity.fingerprint,
     mode,
   };
-}
-
-/** Runs a step on the upstream's answer; any failure in it is a verification failure. */
-function verifying<T>(step: () => T): T {
-  try {
-    return step();
-  } catch (e) {
-    if (isCountersignError(e) && e.code === 'SIGNATURE_VERIFICATION_FAILED') throw e;
-    throw new CountersignError(
-      'SIGNATURE_VERIFICATION_FAILED',
-      `the signed transaction failed verification: ${e instanceof Error ? e.message : String(e)}`,
-      { cause: e },
-    );
-  }
-}
-
-function resolveMode(mode: string): ResolvedMode {
-  if (!(SIGNING_MODES as readonly string[]).includes(mode))
-    throw invalid('mode', `unknown signing mode ${mode}`);
-  const m = mode as SigningMode;
-  switch (m) {
-    case 'SIGNING_MODE_AUTO':
-    // Every Ethereum type the daemon accepts is one the public API's sign_transaction takes.
-    case 'SIGNING_MODE_SIGN_TRANSACTION':
-      return 'SIGNING_MODE_SIGN_TRANSACTION';
-    case 'SIGNING_MODE_SIGN_RAW_PAYLOADS':
-      return 'SIGNING_MODE_SIGN_RAW_PAYLOADS';
-    default: {
-      const never: never = m;
-      throw invalid('mode', `unknown signing mode ${String(never)}`);
-    }
-  }
 }
 
 function ethereumInput(req: SignTransactionRequest): { tx: EthTransaction; unsigned: Uint8Array } {

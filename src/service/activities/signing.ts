@@ -4,12 +4,9 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import { bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
 import {
-  assembleSignedTransaction,
   hashAuthorization,
   hashTypedDataJson,
   parseAuthorizationJson,
-  parseUnsignedTransaction,
-  signingDigest,
 } from '../../../chains/ethereum/index.js';
 import {
   signEcdsaP256,
@@ -22,6 +19,12 @@ import {
 import type { SigningKeyRecord } from '../store/types.js';
 import { reqArray, reqEnum, reqString, stringArray, type Params } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+import { signBitcoinTransaction } from './chains/bitcoin.js';
+import { signEthereumTransaction } from './chains/ethereum.js';
+import { signSolanaTransaction } from './chains/solana.js';
+import { signTempoTransaction } from './chains/tempo.js';
+import { signTronTransaction } from './chains/tron.js';
+import type { TransactionKey, TransactionSigner } from './chains/types.js';
 
 export const PAYLOAD_ENCODINGS = [
   'PAYLOAD_ENCODING_HEXADECIMAL',
@@ -198,38 +201,56 @@ async function signRaw(
   return signPrepared(ctx.vault, rec, prepared);
 }
 
+const TRANSACTION_SIGNERS: Record<(typeof TRANSACTION_TYPES)[number], TransactionSigner> = {
+  TRANSACTION_TYPE_ETHEREUM: signEthereumTransaction,
+  TRANSACTION_TYPE_SOLANA: signSolanaTransaction,
+  TRANSACTION_TYPE_TRON: signTronTransaction,
+  TRANSACTION_TYPE_BITCOIN: signBitcoinTransaction,
+  TRANSACTION_TYPE_TEMPO: signTempoTransaction,
+};
+
+/** The key as a chain's transaction signer sees it: its public key and a scheme-checked sign(). */
+function transactionKey(vault: KeyVault, rec: SigningKeyRecord, signWithField: string): TransactionKey {
+  const wrongCurve = (scheme: string) =>
+    new CountersignError('CURVE_UNSUPPORTED', `${signWithField}: a ${rec.curve} key cannot sign ${scheme}`, {
+      field: signWithField,
+    });
+  return {
+    record: rec,
+    publicKey: hexToBytes(rec.publicKey, signWithField),
+    sign: (scheme, payload) =>
+      withKey(vault, rec, (priv) => {
+        switch (scheme) {
+          case 'ECDSA_SECP256K1':
+            if (rec.curve !== 'CURVE_SECP256K1') throw wrongCurve(scheme);
+            return signEcdsaSecp256k1(priv, payload);
+          case 'SCHNORR_BIP340':
+            if (rec.curve !== 'CURVE_SECP256K1') throw wrongCurve(scheme);
+            return signSchnorrTaproot(priv, payload);
+          case 'ED25519':
+            if (rec.curve !== 'CURVE_ED25519') throw wrongCurve(scheme);
+            return signEd25519(priv, payload);
+          case 'ECDSA_P256':
+            if (rec.curve !== 'CURVE_P256') throw wrongCurve(scheme);
+            return signEcdsaP256(priv, payload);
+        }
+      }),
+  };
+}
+
 async function signTransaction(ctx: ActivityContext, p: Params, signWithKey: 'signWith' | 'privateKeyId') {
   const prefix = 'parameters';
   const signWith = reqString(p, signWithKey, prefix);
   const unsignedHex = reqString(p, 'unsignedTransaction', prefix);
   const type = reqEnum(p, 'type', prefix, TRANSACTION_TYPES);
-  if (type !== 'TRANSACTION_TYPE_ETHEREUM')
-    throw new CountersignError(
-      'TRANSACTION_TYPE_UNSUPPORTED',
-      `${prefix}.type: ${type} is not supported by this service yet; supported: TRANSACTION_TYPE_ETHEREUM`,
-      { field: `${prefix}.type` },
-    );
-  const field = `${prefix}.unsignedTransaction`;
-  const unsigned = hexToBytes(unsignedHex, field);
-  let tx;
-  try {
-    tx = parseUnsignedTransaction(unsigned);
-  } catch (e) {
-    // Name the request field; the parser's message says which part of the transaction is wrong.
-    if (e instanceof CountersignError)
-      throw new CountersignError(e.code, `${field}: ${e.message}`, { field, cause: e });
-    throw e;
-  }
-  const rec = await resolveSigner(ctx, signWith, `${prefix}.${signWithKey}`);
-  if (rec.curve !== 'CURVE_SECP256K1')
-    throw new CountersignError(
-      'CURVE_UNSUPPORTED',
-      `${prefix}.${signWithKey}: Ethereum transactions need a secp256k1 key; this one is ${rec.curve}`,
-      { field: `${prefix}.${signWithKey}` },
-    );
-  const digest = signingDigest(unsigned);
-  const sig = withKey(ctx.vault, rec, (priv) => signEcdsaSecp256k1(priv, digest));
-  const signed = assembleSignedTransaction(tx, { r: sig.r, s: sig.s, yParity: sig.v });
+  const unsignedField = `${prefix}.unsignedTransaction`;
+  const unsigned = hexToBytes(unsignedHex, unsignedField);
+  const signWithField = `${prefix}.${signWithKey}`;
+  const rec = await resolveSigner(ctx, signWith, signWithField);
+  const signed = TRANSACTION_SIGNERS[type](
+    { unsigned, unsignedField, signWithField },
+    transactionKey(ctx.vault, rec, signWithField),
+  );
   return { signedTransaction: bytesToHex(signed) };
 }
 

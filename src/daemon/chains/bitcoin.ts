@@ -1,0 +1,15 @@
+/** `Signer.SignTransaction` for Bitcoin. */
+import { CountersignError } from '../../shared/errors.js';
+import type { CallContext, DaemonContext } from '../context.js';
+import type { SignTransactionRequest, SignTransactionResponse } from '../proto.js';
+
+/** Handles one SignTransaction call whose transaction is `bitcoin`. */
+export async function signBitcoinTransaction(
+  _ctx: DaemonContext,
+  _call: CallContext,
+  _req: SignTransactionRequest,
+): Promise<SignTransactionResponse> {
+  throw new CountersignError('TRANSACTION_TYPE_UNSUPPORTED', 'bitcoin: not supported by this daemon yet', {
+    field: 'bitcoin',
+  });
+}

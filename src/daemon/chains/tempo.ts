@@ -1,0 +1,15 @@
+/** `Signer.SignTransaction` for Tempo. */
+import { CountersignError } from '../../shared/errors.js';
+import type { CallContext, DaemonContext } from '../context.js';
+import type { SignTransactionRequest, SignTransactionResponse } from '../proto.js';
+
+/** Handles one SignTransaction call whose transaction is `tempo`. */
+export async function signTempoTransaction(
+  _ctx: DaemonContext,
+  _call: CallContext,
+  _req: SignTransactionRequest,
+): Promise<SignTransactionResponse> {
+  throw new CountersignError('TRANSACTION_TYPE_UNSUPPORTED', 'tempo: not supported by this daemon yet', {
+    field: 'tempo',
+  });
+}

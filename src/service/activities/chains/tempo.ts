@@ -1,0 +1,13 @@
+/** sign_transaction for TRANSACTION_TYPE_TEMPO. */
+import { CountersignError } from '../../../shared/errors.js';
+import type { TransactionSigner } from './types.js';
+
+export const signTempoTransaction: TransactionSigner = () => {
+  throw new CountersignError(
+    'TRANSACTION_TYPE_UNSUPPORTED',
+    'parameters.type: TRANSACTION_TYPE_TEMPO is not supported by this service yet',
+    {
+      field: 'parameters.type',
+    },
+  );
+};
