@@ -18,7 +18,8 @@ describe('serve over gRPC', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'countersign-serve-'));
     dirs.push(dataDir);
     const server = await startServe(['--data-dir', dataDir]);
-    const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address as string;
+    const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')
+      ?.address as string;
     const health = await fetch(`${server.ready.api as string}/healthz`);
     expect(health.status).toBe(200);
 
@@ -50,7 +51,9 @@ describe('serve over gRPC', () => {
 
     // Calls whose caller gives up at once: the daemon still finishes them, and they hold nothing.
     const impatient = createSignerClient({ address: server.ready.grpc, deadlineMs: 1 });
-    const cancelled = await Promise.all(Array.from({ length: 32 }, (_, i) => impatient.signTransaction(tx(1000 + i))));
+    const cancelled = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => impatient.signTransaction(tx(1000 + i))),
+    );
     expect(cancelled.some((r) => !r.ok)).toBe(true);
     impatient.close();
     const after = unwrap(await client.signTransaction(tx(2000)));
