@@ -564,6 +564,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       flush();
       if (checkpointer !== undefined) {
         const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
+        // Unref'd while running so it never keeps a process alive; held while we wait for it.
+        checkpointer.ref();
         checkpointer.postMessage('stop');
         await stopped;
       }
