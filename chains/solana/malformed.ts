@@ -1,10 +1,7 @@
 import { CountersignError, type ErrorCode } from '../../src/shared/errors.js';
 
-/**
- * The code every Solana byte parser throws. PAYLOAD_INVALID stands in until the shared table gets
- * SOLANA_MALFORMED_TRANSACTION (turnkey INVALID_TRANSACTION); switching is this one line.
- */
-export const MALFORMED_CODE: ErrorCode = 'PAYLOAD_INVALID';
+/** The code every Solana byte parser throws (Turnkey: INVALID_TRANSACTION). */
+export const MALFORMED_CODE: ErrorCode = 'SOLANA_MALFORMED_TRANSACTION';
 
 /** Builds the error every Solana byte parser throws (the message prefix is a stable contract). */
 export function malformed(field: string, reason: string): CountersignError {

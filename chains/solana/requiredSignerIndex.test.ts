@@ -26,7 +26,7 @@ describe('requiredSignerIndex', () => {
     }
     expect(err).toBeInstanceOf(CountersignError);
     expect(err).toMatchObject({
-      code: 'FIELD_INVALID',
+      code: 'SOLANA_SIGNER_NOT_REQUIRED',
       field: 'sign_with',
       message: 'sign_with: is not a required signer of this transaction',
     });

@@ -39,6 +39,7 @@ describe.each([instructionMixes[1]!, instructionMixes[5]!])(
       expect(out.signer).toBe(A.address);
       expect(out.signerIndex).toBe(0);
       expect(out.hash).toEqual(A.sign(tx.messageBytes));
+      expect(out.signature).toEqual(A.sign(tx.messageBytes));
       expect(out.missingSigners).toEqual([B.address]);
       expect(out.complete).toBe(false);
     });
@@ -52,6 +53,7 @@ describe.each([instructionMixes[1]!, instructionMixes[5]!])(
         complete: true,
         missingSigners: [],
       });
+      expect(out.signature).toEqual(B.sign(tx.messageBytes));
       expect(out.hash).toEqual(A.sign(tx.messageBytes));
     });
 

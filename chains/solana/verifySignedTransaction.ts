@@ -35,6 +35,8 @@ export interface SolanaVerifiedTransaction {
   readonly signer: string;
   /** The slot the expected signer filled. */
   readonly signerIndex: number;
+  /** The expected signer's verified 64-byte signature (R‖S) from that slot. */
+  readonly signature: Uint8Array;
   /** base58 keys of required signers whose slots are still zero. */
   readonly missingSigners: readonly string[];
   /** Every slot is non-zero (the transaction can be broadcast). */
@@ -86,6 +88,7 @@ export function verifySignedTransaction(
     hash: (s.signatures[0] as Uint8Array).slice(),
     signer: base58.encode(signerKey),
     signerIndex: slot,
+    signature: (s.signatures[slot] as Uint8Array).slice(),
     missingSigners,
     complete: missingSigners.length === 0,
   };

@@ -14,7 +14,7 @@ import {
   type SignRawPayloadsResponse,
 } from './proto.js';
 import { submitActivity } from './submit-activity.js';
-import { verifyDigestSignature } from './verify-signature.js';
+import { signatureSchemeOf, verifyDigestSignature } from './verify-signature.js';
 
 /** The public API takes at most this many payloads in one activity. */
 const MAX_PAYLOADS = 100;
@@ -32,8 +32,13 @@ export async function signRawPayloads(
     throw invalid('payloads', `at most ${MAX_PAYLOADS} payloads per call`);
   const encoding = knownEncoding(req.encoding);
   const hashFunction = knownHashFunction(req.hashFunction);
-  const digests = req.payloads.map((p, i) => payloadDigest(p, encoding, hashFunction, `payloads[${i}]`));
-  const expectedSigner = await ctx.signers.resolve(organizationId, req.signWith);
+  // A Solana address names an ed25519 key: its "digest" is the payload itself, checked with ed25519.
+  const scheme = signatureSchemeOf(req.signWith);
+  const digests = req.payloads.map((p, i) =>
+    payloadDigest(p, encoding, hashFunction, `payloads[${i}]`, scheme),
+  );
+  const expectedSigner =
+    scheme === 'ED25519' ? req.signWith : await ctx.signers.resolve(organizationId, req.signWith);
   const log = call.log.child({ digests: digests.map(bytesToHex) });
 
   const parameters = { signWith: req.signWith, payloads: [...req.payloads], encoding, hashFunction };

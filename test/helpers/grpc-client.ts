@@ -15,6 +15,10 @@ import {
   type SignRawPayloadsResponse,
   type SigningMode,
   type SignTransactionResponse,
+  type BitcoinTransactionMessage,
+  type SolanaTransactionMessage,
+  type TempoTransactionMessage,
+  type TronTransactionMessage,
 } from '../../src/daemon/proto.js';
 import { ERROR_CODE_TRAILER } from '../../src/daemon/grpc-status.js';
 
@@ -60,12 +64,29 @@ export interface EthereumTransactionInput {
   readonly legacyWithoutChainId?: boolean;
 }
 
+/** The other chains' messages with proto3 defaults left out (the loader fills them in). */
+type Input<T> = {
+  readonly [K in keyof T]?: T[K] extends readonly (infer E)[]
+    ? readonly Input<E>[]
+    : T[K] extends object
+      ? T[K] extends Uint8Array
+        ? T[K]
+        : Input<T[K]>
+      : T[K];
+};
+
+/** Set exactly one chain member, as the `transaction` oneof requires. */
 export interface SignTransactionInput {
   readonly organizationId?: string;
   readonly signWith: string;
   readonly idempotencyKey?: string;
   readonly mode?: SigningMode;
-  readonly ethereum: EthereumTransactionInput;
+  readonly feePayerSignWith?: string;
+  readonly ethereum?: EthereumTransactionInput;
+  readonly solana?: Input<SolanaTransactionMessage>;
+  readonly tron?: Input<TronTransactionMessage>;
+  readonly bitcoin?: Input<BitcoinTransactionMessage>;
+  readonly tempo?: Input<TempoTransactionMessage>;
 }
 
 export interface SignRawPayloadsInput {

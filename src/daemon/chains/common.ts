@@ -24,7 +24,7 @@ export function resolveMode(mode: string): ResolvedMode {
   const m = mode as SigningMode;
   switch (m) {
     case 'SIGNING_MODE_AUTO':
-    // Every Ethereum type the daemon accepts is one the public API's sign_transaction takes.
+    // Every transaction type the daemon accepts is one the public API's sign_transaction takes.
     case 'SIGNING_MODE_SIGN_TRANSACTION':
       return 'SIGNING_MODE_SIGN_TRANSACTION';
     case 'SIGNING_MODE_SIGN_RAW_PAYLOADS':
