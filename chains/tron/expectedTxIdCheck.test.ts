@@ -21,7 +21,7 @@ describe('expectedTxIdCheck', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(CountersignError);
-    expect((err as CountersignError).code).toBe('FIELD_INVALID');
+    expect((err as CountersignError).code).toBe('TRON_TXID_MISMATCH');
     expect((err as CountersignError).field).toBe('tron.expected_tx_id');
     expect((err as CountersignError).message).toContain(v.txID);
   });

@@ -25,9 +25,13 @@ function errorOf(fn: () => unknown): CountersignError {
   return expect.fail('expected a CountersignError');
 }
 
-function expectMalformed(fn: () => unknown, message: string): void {
+function expectMalformed(
+  fn: () => unknown,
+  message: string,
+  code: CountersignError['code'] = 'TRON_MALFORMED_TRANSACTION',
+): void {
   const e = errorOf(fn);
-  expect(e.code).toBe('PAYLOAD_INVALID');
+  expect(e.code).toBe(code);
   expect(e.message).toMatch(/^failed to pre-parse Tron transaction: /);
   expect(e.message).toContain(message);
 }
@@ -149,6 +153,7 @@ describe('parseRawData on nested fields', () => {
       expectMalformed(
         () => parseRawData(rawWith(transferContract(goodTransfer, n))),
         `contract type ${n} is not supported`,
+        'TRON_UNSUPPORTED_CONTRACT_TYPE',
       );
     }
   });

@@ -12,7 +12,7 @@ function expectMalformed(fn: () => unknown, message: string): void {
     err = e;
   }
   expect(err).toBeInstanceOf(CountersignError);
-  expect((err as CountersignError).code).toBe('PAYLOAD_INVALID');
+  expect((err as CountersignError).code).toBe('TRON_MALFORMED_TRANSACTION');
   expect((err as CountersignError).message).toContain(message);
 }
 

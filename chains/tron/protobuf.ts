@@ -19,17 +19,17 @@ const UINT64_LIMIT = 1n << 64n;
 const INT64_SIGN = 1n << 63n;
 
 /**
- * Builds the error every Tron byte parser throws. The code is PAYLOAD_INVALID until a dedicated
- * TRON_MALFORMED_TRANSACTION exists in src/shared/errors.ts; the message prefix is the stable part.
+ * Builds the error every Tron byte parser throws (TRON_MALFORMED_TRANSACTION, or another Tron code
+ * for a well-formed transaction countersign refuses); the message prefix is the stable part.
  */
-export function malformed(field: string, reason: string): CountersignError {
-  return new CountersignError(
-    'PAYLOAD_INVALID',
-    `failed to pre-parse Tron transaction: ${field}: ${reason}`,
-    {
-      meta: { transactionField: field },
-    },
-  );
+export function malformed(
+  field: string,
+  reason: string,
+  code: 'TRON_MALFORMED_TRANSACTION' | 'TRON_UNSUPPORTED_CONTRACT_TYPE' = 'TRON_MALFORMED_TRANSACTION',
+): CountersignError {
+  return new CountersignError(code, `failed to pre-parse Tron transaction: ${field}: ${reason}`, {
+    meta: { transactionField: field },
+  });
 }
 
 /** Reads a minimal varint (at most 10 bytes, below 2^64) at `pos`; returns the value and the next offset. */

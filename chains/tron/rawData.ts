@@ -35,6 +35,12 @@ const TYPE_BY_NUMBER: ReadonlyMap<number, TronContractTypeInfo> = new Map(
 
 const EMPTY: Uint8Array = new Uint8Array(0);
 
+/**
+ * Contract types Tron.proto defines that countersign refuses (CustomContract, GetContract,
+ * ShieldedTransferContract: no owner to bind a signer to); any other unknown number is malformed.
+ */
+const OWNERLESS_CONTRACT_TYPES: ReadonlySet<number> = new Set([20, 32, 51]);
+
 /** Collects the known fields of one message, enforcing wire types, uniqueness and canonical values. */
 class MessageReader {
   private readonly seen = new Set<number>();
@@ -209,7 +215,13 @@ function decodeContract(bytes: Uint8Array, index: number): TronContract {
   }
   const type = TYPE_BY_NUMBER.get(typeNumber);
   if (type === undefined) {
-    throw malformed(`${path}.type`, `contract type ${typeNumber} is not supported`);
+    throw malformed(
+      `${path}.type`,
+      `contract type ${typeNumber} is not supported`,
+      OWNERLESS_CONTRACT_TYPES.has(typeNumber)
+        ? 'TRON_UNSUPPORTED_CONTRACT_TYPE'
+        : 'TRON_MALFORMED_TRANSACTION',
+    );
   }
   if (any === undefined) throw malformed(`${path}.parameter`, 'is required');
   const a = new MessageReader(`${path}.parameter`);

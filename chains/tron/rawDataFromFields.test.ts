@@ -268,7 +268,7 @@ describe('rawDataFromFields refuses bad fields, naming the proto field', () => {
       'an expected txID that differs',
       { expectedTxId: 'ab'.repeat(32) },
       trx,
-      'FIELD_INVALID',
+      'TRON_TXID_MISMATCH',
       'tron.expected_tx_id',
       'does not match sha256(raw_data)',
     ],

@@ -61,8 +61,13 @@ export interface TronWebProto {
       serializeBinary(): Uint8Array;
     };
     deserializeBinary(bytes: Uint8Array): {
-      getRawData(): { serializeBinary(): Uint8Array; getContractList(): { getType(): number }[] };
+      getRawData(): {
+        serializeBinary(): Uint8Array;
+        getContractList(): { getType(): number }[];
+        getData_asU8(): Uint8Array;
+      };
       getSignatureList_asU8(): Uint8Array[];
+      serializeBinary(): Uint8Array;
     };
     raw: { deserializeBinary(bytes: Uint8Array): { serializeBinary(): Uint8Array } };
   };
