@@ -3,6 +3,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
+import { CountersignError } from '../../src/shared/errors.js';
 import { signerAddresses } from './signerAddresses.js';
 import {
   KEY_A,
@@ -71,6 +72,18 @@ describe('sign with key A: plan → sign → applySignatures → verify → fina
     const reparsed = btc.Transaction.fromRaw(ours.transaction);
     expect(reparsed.id).toBe(toHex(ours.txid));
     expect(reparsed.isFinal).toBe(true);
+  });
+
+  it('finalizeAndExtract refuses while the input of key B is unsigned (BITCOIN_CANNOT_FINALIZE)', () => {
+    let err: unknown;
+    try {
+      finalizeAndExtract(parsePsbt(signed));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CountersignError);
+    expect((err as CountersignError).code).toBe('BITCOIN_CANNOT_FINALIZE');
+    expect((err as CountersignError).field).toBe('inputs[3].partial_sig');
   });
 
   it('a taproot input with SIGHASH_ALL gets a 65-byte signature that bitcoinjs validates', () => {

@@ -6,12 +6,12 @@
 import { CountersignError } from '../../src/shared/errors.js';
 
 /**
- * The error of every Bitcoin byte parser. Code PAYLOAD_INVALID until a dedicated
- * BITCOIN_MALFORMED_PSBT code exists; the message prefix mirrors Turnkey's "failed to pre-parse".
+ * The error of every Bitcoin byte parser (BITCOIN_MALFORMED_PSBT, also for a transaction inside one);
+ * the message prefix mirrors Turnkey's "failed to pre-parse".
  */
 export function malformed(field: string, reason: string): CountersignError {
   return new CountersignError(
-    'PAYLOAD_INVALID',
+    'BITCOIN_MALFORMED_PSBT',
     `failed to pre-parse Bitcoin transaction: ${field}: ${reason}`,
     {
       field,

@@ -58,6 +58,7 @@ describe('describeTransaction', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(CountersignError);
+    expect((err as CountersignError).code).toBe('BITCOIN_MISSING_UTXO');
     expect((err as CountersignError).field).toBe('inputs[3].witness_utxo');
   });
 });

@@ -14,7 +14,7 @@ export function fee(psbt: Psbt): bigint {
     throw invalid(
       'global.unsigned_tx',
       `outputs (${outputs} sat) exceed inputs (${inputs} sat)`,
-      'PAYLOAD_INVALID',
+      'BITCOIN_MALFORMED_PSBT',
     );
   return inputs - outputs;
 }

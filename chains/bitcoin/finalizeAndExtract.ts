@@ -1,5 +1,5 @@
 import { concatBytes, equalBytes } from '../../src/shared/encoding.js';
-import { invalid, missing } from '../../src/shared/errors.js';
+import { invalid } from '../../src/shared/errors.js';
 import { classifyScript, hash160, pushData } from './script.js';
 import { serializeTransaction } from './serializeTransaction.js';
 import { spentOutput } from './spentOutput.js';
@@ -7,12 +7,16 @@ import { txid } from './txid.js';
 import { wtxid } from './wtxid.js';
 import type { ExtractedTransaction, Psbt, PsbtInput, TxInput } from './types.js';
 
+function cannotFinalize(field: string, reason: string) {
+  return invalid(field, reason, 'BITCOIN_CANNOT_FINALIZE');
+}
+
 function ownSig(input: PsbtInput, pubkeyHash: Uint8Array, index: number, compressedOnly: boolean) {
   const sigs = input.partialSigs.filter(
     (p) => equalBytes(hash160(p.pubkey), pubkeyHash) && (!compressedOnly || p.pubkey.length === 33),
   );
   const sig = sigs[0];
-  if (sig === undefined) throw missing(`inputs[${index}].partial_sig`);
+  if (sig === undefined) throw cannotFinalize(`inputs[${index}].partial_sig`, 'the input is not signed');
   return sig;
 }
 
@@ -44,10 +48,12 @@ export function finalizeAndExtract(psbt: Psbt): ExtractedTransaction {
         return { ...txIn, scriptSig: new Uint8Array(0), witness: [s.signature, s.pubkey] };
       }
       case 'P2TR':
-        if (input.tapKeySig === undefined) throw missing(`inputs[${i}].tap_key_sig`);
+        if (input.tapKeySig === undefined) {
+          throw cannotFinalize(`inputs[${i}].tap_key_sig`, 'the input is not signed');
+        }
         return { ...txIn, scriptSig: new Uint8Array(0), witness: [input.tapKeySig] };
       default:
-        throw invalid(
+        throw cannotFinalize(
           `inputs[${i}]`,
           `cannot finalize a ${type} input (only P2PKH, P2WPKH and P2TR key path)`,
         );

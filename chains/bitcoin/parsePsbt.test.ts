@@ -25,7 +25,7 @@ function expectInvalid(bytes: Uint8Array, message: string): void {
     err = e;
   }
   expect(err).toBeInstanceOf(CountersignError);
-  expect((err as CountersignError).code).toBe('PAYLOAD_INVALID');
+  expect((err as CountersignError).code).toBe('BITCOIN_MALFORMED_PSBT');
   expect((err as CountersignError).message).toMatch(/^failed to pre-parse Bitcoin transaction: /);
   expect((err as CountersignError).message).toContain(message);
 }

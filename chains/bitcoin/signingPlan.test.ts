@@ -78,7 +78,11 @@ describe('signingPlan on a P2PKH + P2WPKH + P2TR (key A) + P2WPKH (key B) PSBT',
 
 describe('signingPlan refusals', () => {
   it('names sign_with when no input belongs to the signer', () => {
-    expectField(() => signingPlan(parsePsbt(fx.psbt), { publicKey: PUB_C }), 'FIELD_INVALID', 'sign_with');
+    expectField(
+      () => signingPlan(parsePsbt(fx.psbt), { publicKey: PUB_C }),
+      'BITCOIN_NO_INPUT_FOR_SIGNER',
+      'sign_with',
+    );
   });
 
   it.each([
@@ -93,7 +97,7 @@ describe('signingPlan refusals', () => {
     });
     expectField(
       () => signingPlan(parsePsbt(bytes), { publicKey: PUB_A }),
-      'FIELD_INVALID',
+      'BITCOIN_SIGHASH_UNSUPPORTED',
       `inputs[${index}].sighash_type`,
     );
   });
@@ -114,7 +118,7 @@ describe('signingPlan refusals', () => {
     });
     expectField(
       () => signingPlan(parsePsbt(bytes), { publicKey: PUB_A }),
-      'FIELD_MISSING',
+      'BITCOIN_MISSING_UTXO',
       'inputs[0].non_witness_utxo',
     );
   });
@@ -125,7 +129,7 @@ describe('signingPlan refusals', () => {
     });
     expectField(
       () => signingPlan(parsePsbt(bytes), { publicKey: PUB_A }),
-      'PAYLOAD_INVALID',
+      'BITCOIN_INPUT_ALREADY_SIGNED',
       'inputs[2].tap_key_sig',
     );
   });

@@ -1,5 +1,5 @@
 import { equalBytes } from '../../src/shared/encoding.js';
-import { CountersignError, invalid, missing } from '../../src/shared/errors.js';
+import { CountersignError, invalid } from '../../src/shared/errors.js';
 import { isValidPublicKey } from '../../src/shared/secp256k1.js';
 import { legacySighash } from './legacySighash.js';
 import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
@@ -16,10 +16,11 @@ export interface BitcoinSigner {
 }
 
 function refuseSighash(index: number, type: number, allowed: string): CountersignError {
-  // Would be BITCOIN_SIGHASH_UNSUPPORTED; NONE/SINGLE/ANYONECANPAY let others change what is paid.
+  // NONE/SINGLE/ANYONECANPAY would let others change what is paid after we signed.
   return invalid(
     `inputs[${index}].sighash_type`,
     `sighash type 0x${type.toString(16)} is not allowed (only ${allowed})`,
+    'BITCOIN_SIGHASH_UNSUPPORTED',
   );
 }
 
@@ -56,17 +57,25 @@ export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
       throw invalid(
         `inputs[${i}].final_scriptwitness`,
         'an input of the signer is already finalized',
-        'PAYLOAD_INVALID',
+        'BITCOIN_INPUT_ALREADY_SIGNED',
       );
     }
     if (isP2tr) {
       const type = input.sighashType ?? SIGHASH_DEFAULT;
       if (type !== SIGHASH_DEFAULT && type !== SIGHASH_ALL) throw refuseSighash(i, type, 'DEFAULT or ALL');
       if (input.tapKeySig !== undefined) {
-        throw invalid(`inputs[${i}].tap_key_sig`, 'the input is already signed', 'PAYLOAD_INVALID');
+        throw invalid(
+          `inputs[${i}].tap_key_sig`,
+          'the input is already signed',
+          'BITCOIN_INPUT_ALREADY_SIGNED',
+        );
       }
       if (input.tapInternalKey !== undefined && !equalBytes(input.tapInternalKey, publicKey.subarray(1))) {
-        throw invalid(`inputs[${i}].tap_internal_key`, "is not the signer's key", 'PAYLOAD_INVALID');
+        throw invalid(
+          `inputs[${i}].tap_internal_key`,
+          "is not the signer's key, yet the input pays to its BIP-86 output key",
+          'BITCOIN_MALFORMED_PSBT',
+        );
       }
       allSpent ??= tx.inputs.map((_, j) => spentOutput(psbt, j));
       planned.push({
@@ -84,12 +93,18 @@ export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
       throw invalid(
         `inputs[${i}].partial_sig`,
         'the input is already signed by the signer',
-        'PAYLOAD_INVALID',
+        'BITCOIN_INPUT_ALREADY_SIGNED',
       );
     }
     if (isP2pkh) {
       // BIP-174: legacy inputs carry the whole previous transaction so the amount is provable.
-      if (input.nonWitnessUtxo === undefined) throw missing(`inputs[${i}].non_witness_utxo`);
+      if (input.nonWitnessUtxo === undefined) {
+        throw invalid(
+          `inputs[${i}].non_witness_utxo`,
+          'is required for a P2PKH input (BIP-174)',
+          'BITCOIN_MISSING_UTXO',
+        );
+      }
       planned.push({
         inputIndex: i,
         scriptType: 'P2PKH',
@@ -109,8 +124,11 @@ export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
     }
   });
   if (planned.length === 0) {
-    // Would be BITCOIN_NO_INPUT_FOR_SIGNER.
-    throw invalid('sign_with', 'no input of the PSBT spends an output of this key (P2PKH, P2WPKH or P2TR)');
+    throw invalid(
+      'sign_with',
+      'no input of the PSBT spends an output of this key (P2PKH, P2WPKH or P2TR)',
+      'BITCOIN_NO_INPUT_FOR_SIGNER',
+    );
   }
   return { publicKey: publicKey.slice(), taprootOutputKey: outputKey, inputs: planned };
 }

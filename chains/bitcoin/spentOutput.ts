@@ -1,4 +1,4 @@
-import { missing } from '../../src/shared/errors.js';
+import { invalid } from '../../src/shared/errors.js';
 import type { Psbt, TxOutput } from './types.js';
 
 /**
@@ -14,9 +14,15 @@ export function spentOutputOrUndefined(psbt: Psbt, index: number): TxOutput | un
   return input.nonWitnessUtxo.outputs[vout];
 }
 
-/** Like {@link spentOutputOrUndefined}, but a missing UTXO is a FIELD_MISSING error naming the input. */
+/** Like {@link spentOutputOrUndefined}, but a missing UTXO is a BITCOIN_MISSING_UTXO error naming the input. */
 export function spentOutput(psbt: Psbt, index: number): TxOutput {
   const out = spentOutputOrUndefined(psbt, index);
-  if (out === undefined) throw missing(`inputs[${index}].witness_utxo`);
+  if (out === undefined) {
+    throw invalid(
+      `inputs[${index}].witness_utxo`,
+      'the PSBT carries neither witness_utxo nor non_witness_utxo for this input',
+      'BITCOIN_MISSING_UTXO',
+    );
+  }
   return out;
 }

@@ -1,13 +1,31 @@
-/** sign_transaction for TRANSACTION_TYPE_BITCOIN. */
+/**
+ * sign_transaction for TRANSACTION_TYPE_BITCOIN: `unsignedTransaction` is a BIP-174 (v0) PSBT. Only the
+ * inputs that pay to the key (P2PKH, P2WPKH, BIP-86 P2TR) are signed, each over the sighash this service
+ * computed from the PSBT itself; the answer is the signed PSBT, not finalized (reference 2.3).
+ */
+import {
+  applySignatures,
+  fee,
+  inRequest,
+  parsePsbt,
+  serializePsbt,
+  signingPlan,
+} from '../../../../chains/bitcoin/index.js';
 import { CountersignError } from '../../../shared/errors.js';
 import type { TransactionSigner } from './types.js';
 
-export const signBitcoinTransaction: TransactionSigner = () => {
-  throw new CountersignError(
-    'TRANSACTION_TYPE_UNSUPPORTED',
-    'parameters.type: TRANSACTION_TYPE_BITCOIN is not supported by this service yet',
-    {
-      field: 'parameters.type',
-    },
-  );
+export const signBitcoinTransaction: TransactionSigner = (req, key) => {
+  const psbt = inRequest(req, () => parsePsbt(req.unsigned));
+  if (key.record.curve !== 'CURVE_SECP256K1')
+    throw new CountersignError(
+      'CURVE_UNSUPPORTED',
+      `${req.signWithField}: Bitcoin transactions need a secp256k1 key; this one is ${key.record.curve}`,
+      { field: req.signWithField },
+    );
+  const plan = inRequest(req, () => signingPlan(psbt, { publicKey: key.publicKey }));
+  // Every spent amount must be known (BITCOIN_MISSING_UTXO otherwise) and cover the outputs.
+  inRequest(req, () => fee(psbt));
+  // SCHNORR_BIP340 signs with the BIP-86 tweak of the key, the key of a key-path P2TR output.
+  const signatures = plan.inputs.map((p) => key.sign(p.scheme, p.digest));
+  return serializePsbt(applySignatures(psbt, plan, signatures));
 };
