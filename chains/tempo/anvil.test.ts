@@ -1,17 +1,21 @@
 /**
- * Executes countersign-built Tempo transactions on a real node: anvil 1.7.1 `--network tempo`.
- * test/helpers/anvil.ts always passes `--hardfork prague`, which tempo mode refuses ("Unknown
- * hardfork"), so this suite spawns the binary itself. The dev accounts hold TIP-20 balances of the
- * tokens at 0x20c0…0000–0003 (chains.md 6.1).
+ * Executes countersign-built Tempo transactions on a real node: anvil 1.7.1 `--network tempo`
+ * (test/helpers/anvil-tempo.ts). The dev accounts hold TIP-20 balances of the tokens at
+ * 0x20c0…0000–0003 (chains.md 6.1).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import net from 'node:net';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFromPublicKey } from '../ethereum/index.js';
 import { isValidPrivateKey, publicKeyOf, signDigest } from '../../src/shared/secp256k1.js';
+import {
+  ALPHA_USD,
+  PATH_USD,
+  sendAndMine,
+  startTempoAnvil,
+  tokenBalance,
+  transferData,
+  type RunningTempoAnvil,
+} from '../../test/helpers/anvil-tempo.js';
 import {
   DEV_ADDRESS_0,
   DEV_ADDRESS_1,
@@ -31,91 +35,28 @@ import {
   type TempoTransactionFields,
 } from './index.js';
 
-const PATH_USD = '0x20c0000000000000000000000000000000000000';
-const ALPHA_USD = '0x20c0000000000000000000000000000000000001';
 const ALICE = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const BOB = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 
-let child: ChildProcess | undefined;
-let rpcUrl = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(5_000),
-  });
-  const json = (await res.json()) as { result?: T; error?: { message: string } };
-  if (json.error !== undefined) throw new Error(`${method}: ${json.error.message}`);
-  return json.result as T;
-}
+let node: RunningTempoAnvil;
 
 beforeAll(async () => {
-  const require = createRequire(import.meta.url);
-  const binary = join(dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin', 'anvil');
-  const port = await freePort();
-  rpcUrl = `http://127.0.0.1:${port}`;
-  child = spawn(binary, ['--network', 'tempo', '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`anvil exited with ${child.exitCode}`);
-    try {
-      await rpc('eth_chainId', []);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error('anvil --network tempo did not answer');
+  node = await startTempoAnvil();
 });
 
 afterAll(async () => {
-  const c = child;
-  if (c === undefined || c.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    c.once('exit', () => resolve());
-    c.kill('SIGTERM');
-  });
+  await node?.stop();
 });
 
+const rpc = <T>(method: string, params: unknown[]): Promise<T> => node.rpc<T>(method, params);
 const word = (h: string) => h.replace(/^0x/, '').toLowerCase().padStart(64, '0');
-const transfer = (to: string, amount: bigint) => hex(`0xa9059cbb${word(to)}${word(amount.toString(16))}`);
-
-async function balance(token: string, owner: string): Promise<bigint> {
-  return BigInt(await rpc<string>('eth_call', [{ to: token, data: `0x70a08231${word(owner)}` }, 'latest']));
-}
+const transfer = (to: string, amount: bigint) => hex(transferData(to, amount));
+const balance = (token: string, owner: string) => tokenBalance(node, token, owner);
+const mined = (signed: Uint8Array) => sendAndMine(node, to0x(signed));
 
 function sign(digest: Uint8Array, key: Uint8Array): TempoSignature {
   const { compact, recovery } = signDigest(digest, key);
   return { r: compact.subarray(0, 32), s: compact.subarray(32), yParity: recovery };
-}
-
-async function mined(signed: Uint8Array): Promise<{ status: string; type: string; logs: unknown[] }> {
-  const hash = await rpc<string>('eth_sendRawTransaction', [to0x(signed)]);
-  for (let i = 0; i < 100; i++) {
-    const receipt = await rpc<{ status: string; type: string; logs: unknown[] } | null>(
-      'eth_getTransactionReceipt',
-      [hash],
-    );
-    if (receipt !== null) return receipt;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${hash} was not mined`);
 }
 
 function fields(patch: Partial<TempoTransactionFields>): TempoTransactionFields {

@@ -27,28 +27,26 @@ const FEE_PAYER_MARKER = Uint8Array.of(0x00);
 const U256_MAX = (1n << 256n) - 1n;
 
 /**
- * The error every Tempo byte parser throws. PAYLOAD_INVALID stands in for a dedicated
- * TEMPO_MALFORMED_TRANSACTION code (src/shared/errors.ts is not ours to extend); the message prefix
- * and `meta.transactionField` are the stable contract.
+ * The error every Tempo byte parser throws; the message prefix and `meta.transactionField` (the
+ * proto field name of the part that is wrong) are the stable contract.
  */
 export function malformed(field: string, reason: string, cause?: unknown): CountersignError {
-  return new CountersignError('PAYLOAD_INVALID', `${PREFIX}${field}: ${reason}`, {
+  return new CountersignError('TEMPO_MALFORMED_TRANSACTION', `${PREFIX}${field}: ${reason}`, {
     meta: { transactionField: field },
     cause,
   });
 }
 
-/** Well-formed but outside what countersign signs (stand-in for TEMPO_UNSUPPORTED_FEATURE). */
+/** Well-formed but outside what countersign signs (access keys, delegation, non-secp256k1 signatures). */
 function unsupported(field: string, reason: string): CountersignError {
-  return new CountersignError('PAYLOAD_INVALID', `${PREFIX}${field}: ${reason} is not supported`, {
+  return new CountersignError('TEMPO_UNSUPPORTED_FEATURE', `${PREFIX}${field}: ${reason} is not supported`, {
     meta: { transactionField: field, unsupported: true },
   });
 }
 
 function signedError(): CountersignError {
-  // Stand-in for TEMPO_SIGNED_TRANSACTION.
   return new CountersignError(
-    'PAYLOAD_INVALID',
+    'TEMPO_MALFORMED_TRANSACTION',
     `${PREFIX}signature: the transaction already carries a signature; send the unsigned serialization`,
     { meta: { transactionField: 'signature' } },
   );
@@ -77,8 +75,14 @@ export interface DecodedEnvelope {
   readonly feePayerSignature: TempoSignature | undefined;
 }
 
-/** Decodes a 0x76 envelope; `signed` says which form is expected, the other one is rejected. */
-export function decodeEnvelope(bytes: Uint8Array, signed: boolean): DecodedEnvelope {
+/**
+ * Which forms a caller takes: only the unsigned serialization, only a sender-signed envelope, or
+ * either (the field count decides: 13 unsigned, 14 signed).
+ */
+export type EnvelopeForm = 'unsigned' | 'signed' | 'either';
+
+/** Decodes a 0x76 envelope of the given form; any other form is rejected. */
+export function decodeEnvelope(bytes: Uint8Array, form: EnvelopeForm): DecodedEnvelope {
   const first = bytes[0];
   if (first === undefined) throw malformed('transaction', 'is empty');
   if (first !== TEMPO_TX_TYPE) {
@@ -95,21 +99,23 @@ export function decodeEnvelope(bytes: Uint8Array, signed: boolean): DecodedEnvel
       meta: { transactionType: hex },
     });
   }
-  return retagged(() => decodeBody(bytes.subarray(1), signed));
+  return retagged(() => decodeBody(bytes.subarray(1), form));
 }
 
-function decodeBody(payload: Uint8Array, signed: boolean): DecodedEnvelope {
+function decodeBody(payload: Uint8Array, form: EnvelopeForm): DecodedEnvelope {
   const f = decodeRlp(payload);
   if (f instanceof Uint8Array) throw malformed('transaction', 'payload is not an RLP list');
   if (f.length < 13 || f.length > 15) {
-    throw malformed('transaction', `has ${f.length} fields; expected ${signed ? 14 : 13}`);
+    const expected = { unsigned: '13', signed: '14', either: '13 or 14' }[form];
+    throw malformed('transaction', `has ${f.length} fields; expected ${expected}`);
   }
   // A 14th list item (or a 15th field) is a key authorization, which provisions an access key.
   if (f.length === 15 || (f.length === 14 && !(f[13] instanceof Uint8Array))) {
     throw unsupported('key_authorization', 'provisioning an access key (key_authorization)');
   }
-  if (f.length === 14 && !signed) throw signedError();
-  if (f.length === 13 && signed) throw malformed('signature', 'the transaction is not signed');
+  if (f.length === 14 && form === 'unsigned') throw signedError();
+  if (f.length === 13 && form === 'signed') throw malformed('signature', 'the transaction is not signed');
+  const signed = f.length === 14;
 
   const calls = decodeList(f[4], 'calls').map(decodeCall);
   const authorizations = decodeList(f[12], 'authorization_list');

@@ -10,12 +10,14 @@ export type {
 } from './types.js';
 export { TEMPO_TX_TYPE, FEE_PAYER_MAGIC } from './types.js';
 export type { VerifyTempoOptions, VerifiedTempoTransaction } from './verifySignedTransaction.js';
+export type { TempoTransactionToSign } from './parseTransactionToSign.js';
 export { parseUnsignedTransaction } from './parseUnsignedTransaction.js';
 export { serializeUnsignedTransaction } from './serializeUnsignedTransaction.js';
 export { senderDigest } from './senderDigest.js';
 export { feePayerDigest } from './feePayerDigest.js';
 export { assemble } from './assemble.js';
 export { parseSignedTransaction } from './parseSignedTransaction.js';
+export { parseTransactionToSign } from './parseTransactionToSign.js';
 export { verifySignedTransaction } from './verifySignedTransaction.js';
 export { transactionFromFields } from './transactionFromFields.js';
 export { describeTransaction } from './describeTransaction.js';

@@ -8,8 +8,8 @@ import type { ParsedSignedTempoTransaction } from './types.js';
  * sender preimage its signature commits to, and the sender's and fee payer's signatures.
  */
 export function parseSignedTransaction(bytes: Uint8Array): ParsedSignedTempoTransaction {
-  const { tx, senderSignature, feePayerSignature } = decodeEnvelope(bytes, true);
-  // decodeEnvelope(…, true) always returns a signature; the guard keeps the compiler honest.
+  const { tx, senderSignature, feePayerSignature } = decodeEnvelope(bytes, 'signed');
+  // decodeEnvelope(…, 'signed') always returns a signature; the guard keeps the compiler honest.
   if (senderSignature === undefined) {
     throw new CountersignError('INTERNAL', 'signed envelope decoded without a signature');
   }

@@ -45,7 +45,9 @@ describe.each(unsigned)('parseUnsignedTransaction on ox vector "$name"', (v) => 
 describe.each(refused)('parseUnsignedTransaction refuses ox vector "$name"', (v) => {
   it(`names ${v.field}`, () => {
     const e = thrown(() => parseUnsignedTransaction(hex(v.hex)));
-    expect(e.code).toBe('PAYLOAD_INVALID');
+    expect(e.code).toBe(
+      v.kind === 'unsupported' ? 'TEMPO_UNSUPPORTED_FEATURE' : 'TEMPO_MALFORMED_TRANSACTION',
+    );
     expect(e.message).toMatch(
       new RegExp(`^failed to pre-parse Tempo transaction: ${v.field!.replace(/[[\]]/g, '\\$&')}`),
     );

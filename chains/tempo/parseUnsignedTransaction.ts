@@ -8,5 +8,5 @@ import type { TempoTransaction } from './types.js';
  * lists.
  */
 export function parseUnsignedTransaction(bytes: Uint8Array): TempoTransaction {
-  return decodeEnvelope(bytes, false).tx;
+  return decodeEnvelope(bytes, 'unsigned').tx;
 }

@@ -3,7 +3,7 @@
  * Each flow builds or strictly parses the unsigned transaction, has it signed through the public
  * API, and returns nothing its chain adapter did not verify against the unsigned bytes and signer.
  */
-import { CountersignError } from '../shared/errors.js';
+import { CountersignError, invalid } from '../shared/errors.js';
 import type { CallContext, DaemonContext } from './context.js';
 import type { SignTransactionRequest, SignTransactionResponse } from './proto.js';
 import { signBitcoinTransaction } from './chains/bitcoin.js';
@@ -17,6 +17,8 @@ export async function signTransaction(
   call: CallContext,
   req: SignTransactionRequest,
 ): Promise<SignTransactionResponse> {
+  if (req.feePayerSignWith !== '' && req.transaction !== 'tempo')
+    throw invalid('fee_payer_sign_with', 'only Tempo sponsored transactions take a fee payer');
   switch (req.transaction) {
     case 'ethereum':
       return signEthereumTransaction(ctx, call, req);
