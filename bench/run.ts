@@ -11,46 +11,123 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bech32 } from '@scure/base';
+import { Psbt } from 'bitcoinjs-lib';
+import protobuf from 'protobufjs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startServe } from '../test/helpers/serve.js';
 import { runLoad, type LoadShape } from './load.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 
-// --- a hand-rolled protobuf encoder: just enough for SignTransactionRequest ---
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
-const str = (field: number, s: string) => {
-  const b = Buffer.from(s);
-  return Buffer.from([...varint((field << 3) | 2), ...varint(b.length), ...b]);
-};
-const num = (field: number, n: number) => Buffer.from([...varint(field << 3), ...varint(n)]);
-const msg = (field: number, body: Buffer) =>
-  Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(body.length)]), body]);
+// Requests are encoded once per call with protobufjs from the same proto the daemon serves.
+const root = protobuf.loadSync(
+  fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
+);
+const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
 
-function signTransactionRequest(signWith: string, mode: number, nonce: number): Buffer {
-  const eth = Buffer.concat([
-    num(2, 3), // EIP1559
-    str(3, '31337'),
-    str(4, String(nonce)),
-    str(5, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
-    str(6, '1000000000000000'),
-    str(8, '21000'),
-    str(10, '2000000000'),
-    str(11, '1000000000'),
-  ]);
-  const req = Buffer.concat([str(2, signWith), num(4, mode), msg(10, eth)]);
-  // gRPC length-prefixed message: uncompressed flag + 4-byte big-endian length.
-  const frame = Buffer.alloc(5);
-  frame.writeUInt32BE(req.length, 1);
-  return Buffer.concat([frame, req]);
+/** A gRPC length-prefixed frame: uncompressed flag + 4-byte big-endian length + message. */
+function frame(message: Record<string, unknown>): Buffer {
+  const bytes = SignTransactionRequest.encode(SignTransactionRequest.fromObject(message)).finish();
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(bytes.length, 1);
+  return Buffer.concat([head, bytes]);
+}
+
+const MODE = { SIGN_TRANSACTION: 1, SIGN_RAW_PAYLOADS: 2 } as const;
+
+function ethereumRequest(signWith: string, mode: number, nonce: number): Buffer {
+  return frame({
+    signWith,
+    mode,
+    ethereum: {
+      type: 3, // EIP-1559
+      chainId: '31337',
+      nonce: String(nonce),
+      to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+      value: '1000000000000000',
+      gasLimit: '21000',
+      maxFeePerGas: '2000000000',
+      maxPriorityFeePerGas: '1000000000',
+    },
+  });
+}
+
+function solanaRequest(signWith: string, mode: number, n: number): Buffer {
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0); // SystemProgram::Transfer
+  data.writeBigUInt64LE(BigInt(1000 + n), 4);
+  return frame({
+    signWith,
+    mode,
+    solana: {
+      feePayer: signWith,
+      recentBlockhash: 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k',
+      instructions: [
+        {
+          programId: '11111111111111111111111111111111',
+          accounts: [
+            { pubkey: signWith, isSigner: true, isWritable: true },
+            { pubkey: 'Hozo7TadHq6PMMiGLGNvgk79Hvj5VTAM7Ny2bamQ2m8q', isSigner: false, isWritable: true },
+          ],
+          data,
+        },
+      ],
+    },
+  });
+}
+
+function tronRequest(signWith: string, mode: number, n: number): Buffer {
+  return frame({
+    signWith,
+    mode,
+    tron: {
+      kind: 1, // TRX transfer
+      ownerAddress: signWith,
+      toAddress: 'TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG',
+      amount: String(1000 + n),
+      refBlockBytes: '3b9d',
+      refBlockHash: '6e2b9b2a2c3d4e5f',
+      expiration: '1795370000000',
+      timestamp: '1795369940000',
+    },
+  });
+}
+
+/** A PSBT spending one (made-up) P2WPKH output of the signer's to another address. */
+function bitcoinRequest(signWith: string, mode: number, n: number): Buffer {
+  const program = Buffer.from(
+    bech32.fromWords(bech32.decode(signWith as `${string}1${string}`).words.slice(1)),
+  );
+  const script = Buffer.concat([Buffer.from([0x00, 0x14]), program]);
+  const psbt = new Psbt();
+  const txid = Buffer.alloc(32);
+  txid.writeUInt32BE(n + 1, 0);
+  psbt.addInput({ hash: txid, index: 0, witnessUtxo: { script, value: 100_000n } });
+  psbt.addOutput({ script, value: 90_000n - BigInt(n % 1000) });
+  return frame({ signWith, mode, bitcoin: { unsigned: psbt.toBuffer(), network: 1 } });
+}
+
+function tempoRequest(signWith: string, mode: number, nonce: number): Buffer {
+  return frame({
+    signWith,
+    mode,
+    tempo: {
+      chainId: '42431',
+      nonce: String(nonce),
+      gasLimit: '100000',
+      maxFeePerGas: '20000000000',
+      maxPriorityFeePerGas: '1000000000',
+      calls: [
+        {
+          to: '0x20c0000000000000000000000000000000000001',
+          value: '0',
+          data: Buffer.from('a9059cbb', 'hex'),
+        },
+      ],
+    },
+  });
 }
 
 interface Result {
@@ -101,15 +178,14 @@ let nonce = 0;
 async function measure(
   label: string,
   grpc: string,
-  signWith: string,
-  mode: number,
+  request: (i: number) => Buffer,
   shape: LoadShape,
 ): Promise<Result> {
   const load = (seconds: number) =>
     runLoad({
       authority: grpc,
       path: '/countersign.v1.Signer/SignTransaction',
-      body: () => signTransactionRequest(signWith, mode, nonce++),
+      body: () => request(nonce++),
       shape,
       seconds,
       connections: shape.kind === 'closed' ? Math.min(4, shape.concurrency) : 4,
@@ -135,33 +211,72 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
   try {
-    const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')
-      ?.address as string;
+    const account = (format: string) =>
+      server.ready.accounts?.find((a) => a.addressFormat === format)?.address as string;
+    const eth = account('ADDRESS_FORMAT_ETHEREUM');
     const g = server.ready.grpc;
+    const closed = (concurrency: number): LoadShape => ({ kind: 'closed', concurrency });
+    const st = MODE.SIGN_TRANSACTION;
     results.push(
-      await measure('gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 1 in flight', g, eth, 1, {
-        kind: 'closed',
-        concurrency: 1,
-      }),
+      await measure(
+        'Ethereum EIP-1559, SIGN_TRANSACTION, 1 in flight',
+        g,
+        (i) => ethereumRequest(eth, st, i),
+        closed(1),
+      ),
     );
-    const peak = await measure('gRPC SignTransaction EIP-1559, SIGN_TRANSACTION, 64 in flight', g, eth, 1, {
-      kind: 'closed',
-      concurrency: 64,
-    });
+    const peak = await measure(
+      'Ethereum EIP-1559, SIGN_TRANSACTION, 64 in flight',
+      g,
+      (i) => ethereumRequest(eth, st, i),
+      closed(64),
+    );
     results.push(peak);
     results.push(
-      await measure('gRPC SignTransaction EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight', g, eth, 2, {
-        kind: 'closed',
-        concurrency: 64,
-      }),
+      await measure(
+        'Ethereum EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight',
+        g,
+        (i) => ethereumRequest(eth, MODE.SIGN_RAW_PAYLOADS, i),
+        closed(64),
+      ),
     );
     const half = Math.floor(peak.requests / peak.seconds / 2);
     results.push(
-      await measure(`gRPC SignTransaction EIP-1559, half of peak: ${half}/s offered, open loop`, g, eth, 1, {
-        kind: 'open',
-        rate: half,
-        maxInFlight: 64,
-      }),
+      await measure(
+        `Ethereum EIP-1559, half of peak: ${half}/s offered, open loop`,
+        g,
+        (i) => ethereumRequest(eth, st, i),
+        {
+          kind: 'open',
+          rate: half,
+          maxInFlight: 64,
+        },
+      ),
+    );
+    const sol = account('ADDRESS_FORMAT_SOLANA');
+    const tron = account('ADDRESS_FORMAT_TRON');
+    const btc = account('ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH');
+    results.push(
+      await measure(
+        'Solana System transfer (legacy), 64 in flight',
+        g,
+        (i) => solanaRequest(sol, st, i),
+        closed(64),
+      ),
+    );
+    results.push(
+      await measure('Tron TRX transfer, 64 in flight', g, (i) => tronRequest(tron, st, i), closed(64)),
+    );
+    results.push(
+      await measure(
+        'Bitcoin PSBT, 1 P2WPKH input, 64 in flight',
+        g,
+        (i) => bitcoinRequest(btc, st, i),
+        closed(64),
+      ),
+    );
+    results.push(
+      await measure('Tempo 0x76 call, 64 in flight', g, (i) => tempoRequest(eth, st, i), closed(64)),
     );
   } finally {
     server.proc.kill('SIGTERM');
@@ -170,7 +285,7 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(
-    '\n| run | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
+    '\n| run (gRPC SignTransaction, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
   );
   for (const r of results)
     process.stdout.write(
