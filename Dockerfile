@@ -6,7 +6,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npm run typecheck && npm prune --omit=dev
+# The anvil binary is an optional dependency for tests only; it stays out of the image.
+RUN npm run typecheck && npm prune --omit=dev --omit=optional
 
 # Runtime stage: no compiler, no dev dependencies, a non-root user.
 FROM node:20-bookworm-slim
