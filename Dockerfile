@@ -6,8 +6,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-# The anvil binary is an optional dependency for tests only; it stays out of the image.
-RUN npm run typecheck && npm prune --omit=dev --omit=optional
+# The anvil binary is an optional dependency for tests only; it stays out of the image
+# (--omit=optional would also drop esbuild's platform binary, which tsx needs at run time).
+RUN npm run typecheck && npm prune --omit=dev && rm -rf node_modules/@foundry-rs
 
 # Runtime stage: no compiler, no dev dependencies, a non-root user.
 FROM node:20-bookworm-slim
