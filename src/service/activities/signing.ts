@@ -18,7 +18,8 @@ import {
 } from '../keys/index.js';
 import type { SigningKeyRecord } from '../store/types.js';
 import { reqArray, reqEnum, reqString, stringArray, type Params } from './params.js';
-import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
+import { signerFacts, transactionFacts } from '../signing-facts.js';
 import { signBitcoinTransaction } from './chains/bitcoin.js';
 import { signEthereumTransaction } from './chains/ethereum.js';
 import { signSolanaTransaction } from './chains/solana.js';
@@ -254,12 +255,41 @@ async function signTransaction(ctx: ActivityContext, p: Params, signWithKey: 'si
   return { signedTransaction: bytesToHex(signed) };
 }
 
+/** Policy facts of a raw-payload signing request: the key it names. */
+async function rawFacts(
+  ctx: ActivityContext,
+  p: Params,
+  signWithKey: 'signWith' | 'privateKeyId',
+): Promise<ActivityFacts> {
+  const signWith = reqString(p, signWithKey, 'parameters');
+  return signerFacts(ctx, await resolveSigner(ctx, signWith, `parameters.${signWithKey}`));
+}
+
+/** Policy facts of a sign_transaction request: the key, and the transaction its adapter parsed. */
+async function transactionRequestFacts(
+  ctx: ActivityContext,
+  p: Params,
+  signWithKey: 'signWith' | 'privateKeyId',
+): Promise<ActivityFacts> {
+  const prefix = 'parameters';
+  const signWith = reqString(p, signWithKey, prefix);
+  const unsignedHex = reqString(p, 'unsignedTransaction', prefix);
+  const type = reqEnum(p, 'type', prefix, TRANSACTION_TYPES);
+  const unsignedField = `${prefix}.unsignedTransaction`;
+  const signWithField = `${prefix}.${signWithKey}`;
+  const rec = await resolveSigner(ctx, signWith, signWithField);
+  const unsigned = hexToBytes(unsignedHex, unsignedField);
+  const transaction = transactionFacts(type, unsigned, rec, { unsignedField, signWithField });
+  return { ...(await signerFacts(ctx, rec)), ...(transaction === undefined ? {} : { transaction }) };
+}
+
 export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
   {
     type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
     path: 'sign_raw_payload',
     intentKey: 'signRawPayloadIntentV2',
     resultKey: 'signRawPayloadResult',
+    facts: (ctx, p) => rawFacts(ctx, p, 'signWith'),
     run: async (ctx, p): Promise<ActivityOutcome> => {
       const [sig] = await signRaw(ctx, p, 'signWith', false);
       return { result: signatureJson(sig as SignatureOut) };
@@ -270,6 +300,7 @@ export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
     path: 'sign_raw_payload',
     intentKey: 'signRawPayloadIntent',
     resultKey: 'signRawPayloadResult',
+    facts: (ctx, p) => rawFacts(ctx, p, 'privateKeyId'),
     run: async (ctx, p): Promise<ActivityOutcome> => {
       const [sig] = await signRaw(ctx, p, 'privateKeyId', false);
       return { result: signatureJson(sig as SignatureOut) };
@@ -280,6 +311,7 @@ export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
     path: 'sign_raw_payloads',
     intentKey: 'signRawPayloadsIntent',
     resultKey: 'signRawPayloadsResult',
+    facts: (ctx, p) => rawFacts(ctx, p, 'signWith'),
     run: async (ctx, p): Promise<ActivityOutcome> => ({
       result: { signatures: (await signRaw(ctx, p, 'signWith', true)).map(signatureJson) },
     }),
@@ -289,6 +321,7 @@ export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
     path: 'sign_transaction',
     intentKey: 'signTransactionIntentV2',
     resultKey: 'signTransactionResult',
+    facts: (ctx, p) => transactionRequestFacts(ctx, p, 'signWith'),
     run: async (ctx, p): Promise<ActivityOutcome> => ({ result: await signTransaction(ctx, p, 'signWith') }),
   },
   {
@@ -296,6 +329,7 @@ export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
     path: 'sign_transaction',
     intentKey: 'signTransactionIntent',
     resultKey: 'signTransactionResult',
+    facts: (ctx, p) => transactionRequestFacts(ctx, p, 'privateKeyId'),
     run: async (ctx, p): Promise<ActivityOutcome> => ({
       result: await signTransaction(ctx, p, 'privateKeyId'),
     }),

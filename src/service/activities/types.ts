@@ -1,6 +1,7 @@
 /** What an activity handler gets and gives back. */
 import type { KeyVault } from '../keys/index.js';
 import type { OrganizationRecord, Store, StoreTx, UserRecord } from '../store/types.js';
+import type { BuildFactsInput } from '../policy/index.js';
 import type { Params } from './params.js';
 
 export interface ActivityContext {
@@ -27,4 +28,13 @@ export interface ActivityDefinition {
   readonly intentKey: string;
   readonly resultKey: string;
   readonly run: (ctx: ActivityContext, params: Params) => Promise<ActivityOutcome>;
+  /**
+   * What policies may read about this request beyond `activity` (the signer's wallet / private key /
+   * account, the parsed transaction). Runs before the policy gate, so it also rejects input that
+   * cannot be described (unknown signWith, malformed transaction) with the field named.
+   */
+  readonly facts?: (ctx: ActivityContext, params: Params) => Promise<ActivityFacts>;
 }
+
+/** The policy facts an activity contributes (everything of BuildFactsInput but `activity`). */
+export type ActivityFacts = Omit<BuildFactsInput, 'activity'>;

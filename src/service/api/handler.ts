@@ -19,6 +19,8 @@ import type {
 import type { ActivityDefinition } from '../activities/types.js';
 import { isUuid, type Params } from '../activities/params.js';
 import { ACTIVITIES } from '../activities/registry.js';
+import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
+import { evaluateGate, evaluationRecord, policyDenied } from '../policy-gate.js';
 import { activityResponse } from './envelope.js';
 import { isQuery, runQuery, votesWithUsers } from './queries.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
@@ -53,12 +55,26 @@ interface Caller {
   readonly scheme: string;
 }
 
+/** The error body; a policy deny also carries the decision and each policy's outcome. */
+function errorBody(e: CountersignError): ReturnType<typeof toRpcStatus> {
+  const body = toRpcStatus(e);
+  if (e.code === 'POLICY_DENIED' && e.meta !== undefined)
+    body.details.push({
+      '@type': 'type.googleapis.com/countersign.v1.PolicyDecision',
+      outcome: e.meta.outcome,
+      policyEvaluations: e.meta.policyEvaluations,
+    });
+  return body;
+}
+
 /** Builds the handler; the returned function never throws. */
 export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   const { store, vault, logger, metrics } = opts;
   const now = opts.now ?? Date.now;
   const byType = new Map<string, ActivityDefinition>(ACTIVITIES.map((d) => [d.type, d]));
-  const paths = new Set(ACTIVITIES.map((d) => d.path));
+  const paths = new Set([...ACTIVITIES.map((d) => d.path), ...DECISION_ACTIVITIES.map((d) => d.path)]);
+  const decisionsByType = new Map<string, DecisionDefinition>(DECISION_ACTIVITIES.map((d) => [d.type, d]));
+  const decide = createDecider({ store, vault, definitions: byType });
   // Identical bodies in flight at once share one execution, so a body is never signed twice.
   const inFlight = new Map<string, Promise<TransportResponse>>();
 
@@ -182,6 +198,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const type = body.type;
     if (type === undefined || type === null) throw missing('type');
     if (typeof type !== 'string') throw invalid('type', 'must be a string');
+    const decision = decisionsByType.get(type);
+    if (decision !== undefined && decision.path === name) return vote(decision, body, raw, stamp);
     const def = byType.get(type);
     if (def === undefined || def.path !== name)
       throw new CountersignError(
@@ -205,6 +223,51 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     }
   }
 
+  /** approve_activity / reject_activity: the response describes the activity voted on. */
+  async function vote(
+    decision: DecisionDefinition,
+    body: Params,
+    raw: Uint8Array,
+    stamp: Stamp,
+  ): Promise<TransportResponse> {
+    const org = await organizationOf(body);
+    const caller = await authenticate(stamp, raw, org);
+    checkFreshness(body);
+    const params = parametersOf(body);
+    if (caller.credentialOrgId !== org.id)
+      throw new CountersignError(
+        'REQUEST_NOT_AUTHORIZED',
+        'request not authorized: a parent organization can read a sub-organization but not write to it',
+        { field: 'organizationId' },
+      );
+    const target = await decide({
+      decision,
+      params,
+      organization: org,
+      voter: {
+        user: caller.user,
+        publicKey: caller.publicKey,
+        signature: caller.signature,
+        scheme: caller.scheme,
+        message: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'),
+      },
+      nowMs: now(),
+    });
+    logger.info(
+      { activityId: target.id, status: target.status, type: decision.type, organizationId: org.id },
+      'vote recorded',
+    );
+    return respondWith(target);
+  }
+
+  function parametersOf(body: Params): Params {
+    const params = body.parameters;
+    if (params === undefined || params === null) throw missing('parameters');
+    if (typeof params !== 'object' || Array.isArray(params))
+      throw invalid('parameters', 'must be a JSON object');
+    return params as Params;
+  }
+
   async function execute(
     def: ActivityDefinition,
     body: Params,
@@ -214,38 +277,16 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     fingerprint: string,
   ): Promise<TransportResponse> {
     const timestampMs = checkFreshness(body);
-    const params = body.parameters;
-    if (params === undefined || params === null) throw missing('parameters');
-    if (typeof params !== 'object' || Array.isArray(params))
-      throw invalid('parameters', 'must be a JSON object');
+    const params = parametersOf(body);
     if (caller.credentialOrgId !== org.id)
       throw new CountersignError(
         'REQUEST_NOT_AUTHORIZED',
         'request not authorized: a parent organization can read a sub-organization but not write to it',
         { field: 'organizationId' },
       );
-    authorize(caller.user, org);
     const activityId = uuidv7();
     const nowMs = now();
-    const outcome = await def.run(
-      { store, vault, organization: org, user: caller.user, activityId, nowMs },
-      params as Params,
-    );
-    const record: ActivityRecord = {
-      id: activityId,
-      organizationId: org.id,
-      type: def.type,
-      status: 'ACTIVITY_STATUS_COMPLETED',
-      fingerprint,
-      intentKey: def.intentKey,
-      intentJson: JSON.stringify(params),
-      resultKey: def.resultKey,
-      resultJson: JSON.stringify(outcome.result),
-      failureJson: null,
-      timestampMs,
-      createdAtMs: nowMs,
-      updatedAtMs: nowMs,
-    };
+    const ctx = { store, vault, organization: org, user: caller.user, activityId, nowMs };
     const vote: VoteRecord = {
       id: randomUUID(),
       activityId,
@@ -257,24 +298,71 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       scheme: caller.scheme,
       createdAtMs: nowMs,
     };
+    // Facts first: they also refuse what cannot be described (unknown signWith, malformed tx).
+    const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
+    const decision = await evaluateGate({
+      store,
+      organization: org,
+      type: def.type,
+      params,
+      facts,
+      votes: [vote],
+      nowMs,
+    });
+    const base = {
+      id: activityId,
+      organizationId: org.id,
+      type: def.type,
+      fingerprint,
+      intentKey: def.intentKey,
+      intentJson: JSON.stringify(params),
+      resultKey: def.resultKey,
+      failureJson: null,
+      timestampMs,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+    };
+    const evaluation = evaluationRecord(activityId, org.id, vote.id, decision, nowMs);
+    switch (decision.outcome) {
+      case 'OUTCOME_DENY_EXPLICIT':
+      case 'OUTCOME_DENY_IMPLICIT':
+        logger.info({ type: def.type, organizationId: org.id, outcome: decision.outcome }, 'policy denied');
+        throw policyDenied(decision);
+      case 'OUTCOME_REQUIRES_CONSENSUS': {
+        // Recorded, not run: approve_activity runs it from the stored intent once consensus is met.
+        const record: ActivityRecord = {
+          ...base,
+          status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED',
+          resultJson: null,
+        };
+        await store.write((tx) => {
+          tx.insertActivity(record, [vote]);
+          tx.insertPolicyEvaluation(evaluation);
+        });
+        logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
+        return respondWith(record);
+      }
+      case 'OUTCOME_ALLOW':
+        break;
+      default: {
+        const never: never = decision.outcome;
+        throw new CountersignError('INTERNAL', `unknown policy outcome ${String(never)}`);
+      }
+    }
+    const outcome = await def.run(ctx, params);
+    const record: ActivityRecord = {
+      ...base,
+      status: 'ACTIVITY_STATUS_COMPLETED',
+      resultJson: JSON.stringify(outcome.result),
+    };
     await store.write((tx) => {
       outcome.write?.(tx);
       tx.insertActivity(record, [vote]);
+      tx.insertPolicyEvaluation(evaluation);
     });
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
-  }
-
-  /**
-   * Until the policy engine lands, the root quorum decides: a root user of an organization whose
-   * root quorum threshold is 1 may run every activity; anyone else meets an implicit deny.
-   */
-  function authorize(user: UserRecord, org: OrganizationRecord): void {
-    if (user.isRoot && org.rootQuorumThreshold <= 1) return;
-    throw new CountersignError('POLICY_DENIED', 'policy engine denied request implicitly', {
-      meta: { outcome: 'OUTCOME_DENY_IMPLICIT' },
-    });
   }
 
   async function query(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {
@@ -308,7 +396,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     } catch (e) {
       if (isCountersignError(e)) {
         logger.info({ path: req.path, code: e.code, field: e.field }, 'request refused');
-        res = json(e.httpStatus, toRpcStatus(e));
+        res = json(e.httpStatus, errorBody(e));
       } else {
         const id = randomUUID();
         logger.error({ err: e, errorId: id, path: req.path }, 'internal error');

@@ -14,6 +14,7 @@ import type {
   WalletAccountRecord,
   WalletRecord,
   PrivateKeyRecord,
+  PolicyRecord,
   OrganizationRecord,
   UserRecord,
 } from '../store/types.js';
@@ -84,6 +85,20 @@ function privateKeyJson(k: PrivateKeyRecord) {
   };
 }
 
+function policyJson(p: PolicyRecord) {
+  return {
+    policyId: p.id,
+    policyName: p.name,
+    effect: p.effect,
+    createdAt: timestampOf(p.createdAtMs),
+    updatedAt: timestampOf(p.updatedAtMs),
+    notes: p.notes,
+    consensus: p.consensus ?? '',
+    condition: p.condition ?? '',
+    ...(p.time === null ? {} : { time: p.time }),
+  };
+}
+
 function pageLimit(body: Params): { limit: number; after?: string; before?: string } {
   const opts = body.paginationOptions;
   if (opts === undefined || opts === null) return { limit: 10 };
@@ -120,6 +135,32 @@ const QUERIES: Record<string, QueryHandler> = {
       activities: await Promise.all(
         list.map(async (a) => activityResponse(a, await votesWithUsers(ctx.store, a.id)).activity),
       ),
+    };
+  },
+  list_policies: async (ctx) => ({
+    policies: (await ctx.store.listPolicies(ctx.organization.id)).map(policyJson),
+  }),
+  get_policy: async (ctx, body) => {
+    const id = reqString(body, 'policyId', 'body');
+    const p = isUuid(id) ? await ctx.store.getPolicy(ctx.organization.id, id) : undefined;
+    if (p === undefined) throw notFound('policyId', 'policy');
+    return { policy: policyJson(p) };
+  },
+  get_policy_evaluations: async (ctx, body) => {
+    const id = reqUuid(body, 'activityId', 'body');
+    const a = await ctx.store.getActivity(ctx.organization.id, id);
+    if (a === undefined) throw notFound('activityId', 'activity');
+    const list = await ctx.store.listPolicyEvaluations(a.id);
+    return {
+      policyEvaluations: list.map((e) => ({
+        id: e.id,
+        activityId: e.activityId,
+        organizationId: e.organizationId,
+        voteId: e.voteId ?? '',
+        outcome: e.outcome,
+        policyEvaluations: JSON.parse(e.resultsJson) as unknown,
+        createdAt: timestampOf(e.createdAtMs),
+      })),
     };
   },
   get_private_key: async (ctx, body) => {

@@ -125,4 +125,33 @@ CREATE TABLE votes (
 CREATE INDEX votes_activity ON votes(activity_id);
 `,
   },
+  {
+    // Policies (turnkey-api.md 8.1) and the record of every policy evaluation (8.2).
+    version: 2,
+    sql: `
+CREATE TABLE policies (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  name TEXT NOT NULL,
+  effect TEXT NOT NULL,
+  condition_src TEXT,
+  consensus_src TEXT,
+  time_src TEXT,
+  notes TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  UNIQUE (organization_id, name)
+);
+CREATE TABLE policy_evaluations (
+  id TEXT PRIMARY KEY,
+  activity_id TEXT NOT NULL REFERENCES activities(id),
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  vote_id TEXT,
+  outcome TEXT NOT NULL,
+  results_json TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX policy_evaluations_activity ON policy_evaluations(activity_id, created_at_ms);
+`,
+  },
 ];

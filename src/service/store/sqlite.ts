@@ -15,6 +15,9 @@ import type {
   ApiKeyRecord,
   AuthenticatorRecord,
   OrganizationRecord,
+  PolicyEffectValue,
+  PolicyEvaluationRecord,
+  PolicyRecord,
   PrivateKeyRecord,
   SigningKeyRecord,
   Store,
@@ -148,6 +151,33 @@ function toVote(r: Row): VoteRecord {
   };
 }
 
+function toPolicy(r: Row): PolicyRecord {
+  return {
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    name: str(r.name),
+    effect: str(r.effect) as PolicyEffectValue,
+    condition: nstr(r.condition_src),
+    consensus: nstr(r.consensus_src),
+    time: nstr(r.time_src),
+    notes: str(r.notes),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  };
+}
+
+function toPolicyEvaluation(r: Row): PolicyEvaluationRecord {
+  return {
+    id: str(r.id),
+    activityId: str(r.activity_id),
+    organizationId: str(r.organization_id),
+    voteId: nstr(r.vote_id),
+    outcome: str(r.outcome),
+    resultsJson: str(r.results_json),
+    createdAtMs: num(r.created_at_ms),
+  };
+}
+
 const b = (v: boolean): number => (v ? 1 : 0);
 
 /**
@@ -238,6 +268,26 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     insVote: q(
       'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)',
     ),
+    updActivity: q(
+      'UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ? WHERE id = ? AND status = ?',
+    ),
+    insPolicy: q(
+      `INSERT INTO policies (id, organization_id, name, effect, condition_src, consensus_src, time_src, notes, created_at_ms, updated_at_ms)
+       VALUES (?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    updPolicy: q(
+      `UPDATE policies SET name = ?, effect = ?, condition_src = ?, consensus_src = ?, time_src = ?, notes = ?, updated_at_ms = ?
+       WHERE organization_id = ? AND id = ?`,
+    ),
+    delPolicy: q('DELETE FROM policies WHERE organization_id = ? AND id = ?'),
+    policy: q('SELECT * FROM policies WHERE organization_id = ? AND id = ?'),
+    policies: q('SELECT * FROM policies WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    policyName: q('SELECT 1 FROM policies WHERE organization_id = ? AND name = ? AND id <> ?'),
+    insEvaluation: q(
+      `INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, outcome, results_json, created_at_ms)
+       VALUES (?,?,?,?,?,?,?)`,
+    ),
+    evaluations: q('SELECT * FROM policy_evaluations WHERE activity_id = ? ORDER BY created_at_ms, id'),
     walletName: q('SELECT 1 FROM wallets WHERE organization_id = ? AND name = ?'),
     keyName: q('SELECT 1 FROM private_keys WHERE organization_id = ? AND name = ?'),
     accountExists: q(
@@ -293,6 +343,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
   });
+
+  const insertVote = (v: VoteRecord): void =>
+    void s.insVote.run(
+      v.id,
+      v.activityId,
+      v.userId,
+      v.selection,
+      v.message,
+      v.publicKey,
+      v.signature,
+      v.scheme,
+      v.createdAtMs,
+    );
 
   const tx: StoreTx = {
     insertOrganization: (r) =>
@@ -374,6 +437,50 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         s.insKeyAddr.run(r.id, r.organizationId, a.format, a.address, a.address.toLowerCase(), i),
       );
     },
+    insertVote: (v) => insertVote(v),
+    updateActivity: (id, expected, u) =>
+      s.updActivity.run(u.status, u.resultJson, u.failureJson, u.updatedAtMs, id, expected).changes === 1,
+    insertPolicy: (r) =>
+      void s.insPolicy.run(
+        r.id,
+        r.organizationId,
+        r.name,
+        r.effect,
+        r.condition,
+        r.consensus,
+        r.time,
+        r.notes,
+        r.createdAtMs,
+        r.updatedAtMs,
+      ),
+    updatePolicy: (r) =>
+      s.updPolicy.run(
+        r.name,
+        r.effect,
+        r.condition,
+        r.consensus,
+        r.time,
+        r.notes,
+        r.updatedAtMs,
+        r.organizationId,
+        r.id,
+      ).changes === 1,
+    deletePolicy: (org, id) => s.delPolicy.run(org, id).changes === 1,
+    getPolicy: (org, id) => {
+      const r = s.policy.get(org, id);
+      return r && toPolicy(r);
+    },
+    policyNameTaken: (org, name, exceptId) => s.policyName.get(org, name, exceptId ?? '') !== undefined,
+    insertPolicyEvaluation: (r) =>
+      void s.insEvaluation.run(
+        r.id,
+        r.activityId,
+        r.organizationId,
+        r.voteId,
+        r.outcome,
+        r.resultsJson,
+        r.createdAtMs,
+      ),
     insertActivity: (r, votes) => {
       s.insActivity.run(
         r.id,
@@ -390,18 +497,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.createdAtMs,
         r.updatedAtMs,
       );
-      for (const v of votes)
-        s.insVote.run(
-          v.id,
-          v.activityId,
-          v.userId,
-          v.selection,
-          v.message,
-          v.publicKey,
-          v.signature,
-          v.scheme,
-          v.createdAtMs,
-        );
+      for (const v of votes) insertVote(v);
     },
     walletNameTaken: (org, name) => s.walletName.get(org, name) !== undefined,
     privateKeyNameTaken: (org, name) => s.keyName.get(org, name) !== undefined,
@@ -559,6 +655,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     listVotes: async (activityId) => s.votes.all(activityId).map(toVote),
     listActivities: async (org, page) =>
       s.activities.all(org, page.before ?? '\uffff', page.limit).map(toActivity),
+    getPolicy: async (org, id) => {
+      const r = s.policy.get(org, id);
+      return r && toPolicy(r);
+    },
+    listPolicies: async (org) => s.policies.all(org).map(toPolicy),
+    listPolicyEvaluations: async (activityId) => s.evaluations.all(activityId).map(toPolicyEvaluation),
     close: async () => {
       closed = true;
       flush();

@@ -138,6 +138,45 @@ export interface ActivityRecord {
   readonly updatedAtMs: number;
 }
 
+export const POLICY_EFFECT_VALUES = ['EFFECT_ALLOW', 'EFFECT_DENY'] as const;
+export type PolicyEffectValue = (typeof POLICY_EFFECT_VALUES)[number];
+
+export interface PolicyRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly effect: PolicyEffectValue;
+  /** Expression source; null when absent (reads as true). */
+  readonly condition: string | null;
+  readonly consensus: string | null;
+  readonly time: string | null;
+  readonly notes: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** One run of the policy engine over an activity (at submission, or at a vote). */
+export interface PolicyEvaluationRecord {
+  readonly id: string;
+  readonly activityId: string;
+  readonly organizationId: string;
+  /** The vote that triggered it (the submitter's first vote at submission). */
+  readonly voteId: string | null;
+  /** The decision for the request as a whole (OUTCOME_…). */
+  readonly outcome: string;
+  /** `[{policyId, outcome, error?}]` as JSON text. */
+  readonly resultsJson: string;
+  readonly createdAtMs: number;
+}
+
+/** What a later decision changes on an activity. */
+export interface ActivityUpdate {
+  readonly status: ActivityStatus;
+  readonly resultJson: string | null;
+  readonly failureJson: string | null;
+  readonly updatedAtMs: number;
+}
+
 /** Writes run inside one transaction; every method is synchronous within it. */
 export interface StoreTx {
   insertOrganization(r: OrganizationRecord): void;
@@ -148,6 +187,21 @@ export interface StoreTx {
   insertWalletAccount(r: WalletAccountRecord): void;
   insertPrivateKey(r: PrivateKeyRecord): void;
   insertActivity(r: ActivityRecord, votes: readonly VoteRecord[]): void;
+  insertVote(v: VoteRecord): void;
+  /**
+   * Moves an activity on from `expected` (compare-and-set, so two deciders never both act);
+   * returns false, changing nothing, if its status is no longer `expected`.
+   */
+  updateActivity(id: string, expected: ActivityStatus, update: ActivityUpdate): boolean;
+  insertPolicy(r: PolicyRecord): void;
+  /** Replaces a policy's fields; false if no such policy in the organization. */
+  updatePolicy(r: PolicyRecord): boolean;
+  /** False if no such policy in the organization. */
+  deletePolicy(organizationId: string, id: string): boolean;
+  getPolicy(organizationId: string, id: string): PolicyRecord | undefined;
+  /** True if another policy of the organization (not `exceptId`) has this name. */
+  policyNameTaken(organizationId: string, name: string, exceptId?: string): boolean;
+  insertPolicyEvaluation(r: PolicyEvaluationRecord): void;
   walletNameTaken(organizationId: string, name: string): boolean;
   privateKeyNameTaken(organizationId: string, name: string): boolean;
   walletAccountExists(walletId: string, curve: string, path: string, addressFormat: string): boolean;
@@ -213,5 +267,10 @@ export interface Store {
   getActivityByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
   listVotes(activityId: string): Promise<VoteRecord[]>;
   listActivities(organizationId: string, page: ListPage): Promise<ActivityRecord[]>;
+  getPolicy(organizationId: string, id: string): Promise<PolicyRecord | undefined>;
+  /** Oldest first. */
+  listPolicies(organizationId: string): Promise<PolicyRecord[]>;
+  /** Oldest first. */
+  listPolicyEvaluations(activityId: string): Promise<PolicyEvaluationRecord[]>;
   close(): Promise<void>;
 }

@@ -1,0 +1,240 @@
+/**
+ * approve_activity / reject_activity (turnkey-api.md 3.4): a vote on an activity that waits for
+ * consensus. An approval re-runs the policy gate with the approvals that still count; once it
+ * allows, the original activity runs now, from its stored intent, and completes. A reject ends it.
+ */
+import { randomUUID } from 'node:crypto';
+import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
+import type { KeyVault } from '../keys/index.js';
+import { evaluateGate, evaluationRecord } from '../policy-gate.js';
+import type { ActivityRecord, OrganizationRecord, Store, UserRecord, VoteRecord } from '../store/types.js';
+import { reqString, type Params } from './params.js';
+import type { ActivityDefinition } from './types.js';
+import type { PolicyDecision } from '../policy/index.js';
+
+export interface DecisionDefinition {
+  readonly type: string;
+  readonly path: string;
+  readonly intentKey: string;
+  readonly selection: VoteRecord['selection'];
+}
+
+export const DECISION_ACTIVITIES: readonly DecisionDefinition[] = [
+  {
+    type: 'ACTIVITY_TYPE_APPROVE_ACTIVITY',
+    path: 'approve_activity',
+    intentKey: 'approveActivityIntent',
+    selection: 'VOTE_SELECTION_APPROVED',
+  },
+  {
+    type: 'ACTIVITY_TYPE_REJECT_ACTIVITY',
+    path: 'reject_activity',
+    intentKey: 'rejectActivityIntent',
+    selection: 'VOTE_SELECTION_REJECTED',
+  },
+];
+
+export interface Voter {
+  readonly user: UserRecord;
+  readonly publicKey: string;
+  readonly signature: string;
+  readonly scheme: string;
+  /** The raw stamped request body. */
+  readonly message: string;
+}
+
+export interface DeciderDeps {
+  readonly store: Store;
+  readonly vault: KeyVault;
+  readonly definitions: ReadonlyMap<string, ActivityDefinition>;
+}
+
+export interface DecisionInput {
+  readonly decision: DecisionDefinition;
+  readonly params: Params;
+  /** The organization the vote was stamped for (the voter's). */
+  readonly organization: OrganizationRecord;
+  readonly voter: Voter;
+  readonly nowMs: number;
+}
+
+const PENDING = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
+
+/** Builds the vote handler; votes on one activity are taken one at a time, so it never runs twice. */
+export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Promise<ActivityRecord> {
+  const { store } = deps;
+  const locks = new Map<string, Promise<unknown>>();
+
+  async function serialized<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = locks.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    locks.set(key, settled);
+    try {
+      return await next;
+    } finally {
+      if (locks.get(key) === settled) locks.delete(key);
+    }
+  }
+
+  async function reread(a: ActivityRecord): Promise<ActivityRecord> {
+    return (await store.getActivity(a.organizationId, a.id)) ?? a;
+  }
+
+  async function vote(input: DecisionInput, target: ActivityRecord): Promise<ActivityRecord> {
+    const { voter, nowMs } = input;
+    const votes = await store.listVotes(target.id);
+    if (target.status !== PENDING) {
+      // The same voter sending again after the decision gets the decided activity back.
+      if (votes.some((v) => v.userId === voter.user.id)) return target;
+      throw new CountersignError(
+        'FIELD_INVALID',
+        `parameters.fingerprint: activity ${target.id} is ${target.status}; only an activity in ${PENDING} takes votes`,
+        { field: 'parameters.fingerprint' },
+      );
+    }
+    const v: VoteRecord = {
+      id: randomUUID(),
+      activityId: target.id,
+      userId: voter.user.id,
+      selection: input.decision.selection,
+      message: voter.message,
+      publicKey: voter.publicKey,
+      signature: voter.signature,
+      scheme: voter.scheme,
+      createdAtMs: nowMs,
+    };
+    if (v.selection === 'VOTE_SELECTION_REJECTED') {
+      await store.write((tx) => {
+        tx.insertVote(v);
+        tx.updateActivity(target.id, PENDING, {
+          status: 'ACTIVITY_STATUS_REJECTED',
+          resultJson: null,
+          failureJson: null,
+          updatedAtMs: nowMs,
+        });
+      });
+      return reread(target);
+    }
+
+    const def = deps.definitions.get(target.type);
+    const submitter = votes[0] === undefined ? undefined : await store.getUser(votes[0].userId);
+    const org = await store.getOrganization(target.organizationId);
+    if (def === undefined || submitter === undefined || org === undefined)
+      throw new CountersignError('INTERNAL', `activity ${target.id} cannot be resumed`);
+    const params = JSON.parse(target.intentJson) as Params;
+    const ctx = {
+      store,
+      vault: deps.vault,
+      organization: org,
+      user: submitter,
+      activityId: target.id,
+      nowMs,
+    };
+
+    // The facts are taken again: the key or the transaction's description may read differently now.
+    let failure: CountersignError | undefined;
+    let decision: PolicyDecision | undefined;
+    try {
+      const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
+      decision = await evaluateGate({
+        store,
+        organization: org,
+        type: def.type,
+        params,
+        facts,
+        votes: [...votes, v],
+        nowMs,
+      });
+    } catch (e) {
+      if (!isCountersignError(e)) throw e;
+      failure = e;
+    }
+    const evaluation =
+      decision === undefined ? undefined : evaluationRecord(target.id, org.id, v.id, decision, nowMs);
+    const fail = async (err: CountersignError): Promise<ActivityRecord> => {
+      await store.write((tx) => {
+        tx.insertVote(v);
+        if (evaluation !== undefined) tx.insertPolicyEvaluation(evaluation);
+        tx.updateActivity(target.id, PENDING, {
+          status: 'ACTIVITY_STATUS_FAILED',
+          resultJson: null,
+          failureJson: JSON.stringify(toRpcStatus(err)),
+          updatedAtMs: nowMs,
+        });
+      });
+      return reread(target);
+    };
+    if (failure !== undefined || decision === undefined)
+      return fail(failure ?? new CountersignError('INTERNAL', 'no decision'));
+
+    switch (decision.outcome) {
+      case 'OUTCOME_REQUIRES_CONSENSUS':
+        await store.write((tx) => {
+          tx.insertVote(v);
+          tx.insertPolicyEvaluation(evaluation!);
+          tx.updateActivity(target.id, PENDING, {
+            status: PENDING,
+            resultJson: null,
+            failureJson: null,
+            updatedAtMs: nowMs,
+          });
+        });
+        return reread(target);
+      case 'OUTCOME_DENY_EXPLICIT':
+      case 'OUTCOME_DENY_IMPLICIT': {
+        // A policy added since the submission now denies it: the activity ends, nothing runs.
+        const how = decision.outcome === 'OUTCOME_DENY_EXPLICIT' ? 'explicitly' : 'implicitly';
+        return fail(new CountersignError('POLICY_DENIED', `policy engine denied request ${how}`));
+      }
+      case 'OUTCOME_ALLOW': {
+        try {
+          const outcome = await def.run(ctx, params);
+          await store.write((tx) => {
+            outcome.write?.(tx);
+            tx.insertVote(v);
+            tx.insertPolicyEvaluation(evaluation!);
+            if (
+              !tx.updateActivity(target.id, PENDING, {
+                status: 'ACTIVITY_STATUS_COMPLETED',
+                resultJson: JSON.stringify(outcome.result),
+                failureJson: null,
+                updatedAtMs: nowMs,
+              })
+            )
+              throw new CountersignError('INTERNAL', `activity ${target.id} was decided concurrently`);
+          });
+        } catch (e) {
+          if (!isCountersignError(e)) throw e;
+          return fail(e);
+        }
+        return reread(target);
+      }
+      default: {
+        const never: never = decision.outcome;
+        throw new CountersignError('INTERNAL', `unknown outcome ${String(never)}`);
+      }
+    }
+  }
+
+  return async (input) => {
+    const fingerprint = reqString(input.params, 'fingerprint', 'parameters');
+    const target = await store.getActivityByFingerprint(fingerprint);
+    if (target === undefined)
+      throw new CountersignError(
+        'RESOURCE_NOT_FOUND',
+        'No activity found with fingerprint. Consensus activities must target an existing activity by fingerprint',
+        { field: 'parameters.fingerprint' },
+      );
+    if (target.organizationId !== input.organization.id)
+      throw new CountersignError(
+        'ORGANIZATION_MISMATCH',
+        `organization mismatch: request is targeting organization (${target.organizationId}), but voters are in organization (${input.organization.id})`,
+        { field: 'organizationId' },
+      );
+    // Read again under the lock: an earlier vote may have just decided it.
+    return serialized(target.id, async () =>
+      vote(input, (await store.getActivity(target.organizationId, target.id)) ?? target),
+    );
+  };
+}
