@@ -25,21 +25,21 @@ try {
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {
       case 'request':
-        service
-          .handler({ path: m.path, headers: m.headers, body: m.body })
-          .then(
-            (res) => {
-              // A copy owns its ArrayBuffer, so transferring it cannot detach a Buffer pool.
-              const body = new Uint8Array(res.body);
-              post({ kind: 'response', id: m.id, status: res.status, body }, [body.buffer as ArrayBuffer]);
-            },
-            (e: unknown) => {
-              // The handler answers every request itself; this is the last guard against a hang.
-              logger.error({ err: e }, 'request handler failed');
-              const body = new TextEncoder().encode('{"code":13,"message":"internal server error","details":[]}');
-              post({ kind: 'response', id: m.id, status: 500, body }, [body.buffer as ArrayBuffer]);
-            },
-          );
+        service.handler({ path: m.path, headers: m.headers, body: m.body }).then(
+          (res) => {
+            // A copy owns its ArrayBuffer, so transferring it cannot detach a Buffer pool.
+            const body = new Uint8Array(res.body);
+            post({ kind: 'response', id: m.id, status: res.status, body }, [body.buffer as ArrayBuffer]);
+          },
+          (e: unknown) => {
+            // The handler answers every request itself; this is the last guard against a hang.
+            logger.error({ err: e }, 'request handler failed');
+            const body = new TextEncoder().encode(
+              '{"code":13,"message":"internal server error","details":[]}',
+            );
+            post({ kind: 'response', id: m.id, status: 500, body }, [body.buffer as ArrayBuffer]);
+          },
+        );
         return;
       case 'metrics':
         post({ kind: 'metrics', id: m.id, text: service.metrics.render() });
