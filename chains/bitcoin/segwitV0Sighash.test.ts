@@ -43,7 +43,7 @@ describe('segwitV0Sighash (BIP-143 native P2WPKH example)', () => {
 
   it('refuses sighash types other than ALL', () => {
     expect(() => segwitV0Sighash(tx, v.inputIndex, hex(v.scriptCode), BigInt(v.amount), 2)).toThrow(
-      'ALL only',
+      'only SIGHASH_ALL is signed',
     );
   });
 });
