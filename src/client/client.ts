@@ -161,14 +161,19 @@ export function upstreamError(httpStatus: number, body: unknown): CountersignErr
       ? body['message']
       : `public API answered HTTP ${httpStatus}`;
   const details = Array.isArray(body['details']) ? (body['details'] as unknown[]) : [];
+  // A policy deny carries the decision too: keep it, so the daemon can hand it to its caller.
+  const decision = details.find((d) => isRecord(d) && typeof d['outcome'] === 'string');
+  const policy = isRecord(decision)
+    ? { outcome: decision['outcome'], policyEvaluations: decision['policyEvaluations'] ?? [] }
+    : {};
   for (const d of details) {
     if (isRecord(d) && isErrorCode(d['countersignErrorCode'])) {
-      return new CountersignError(d['countersignErrorCode'], message, { meta: { httpStatus } });
+      return new CountersignError(d['countersignErrorCode'], message, { meta: { httpStatus, ...policy } });
     }
   }
   const grpcCode = typeof body['code'] === 'number' ? body['code'] : undefined;
   const code = (grpcCode === undefined ? undefined : UPSTREAM_BY_GRPC[grpcCode]) ?? 'UPSTREAM_ERROR';
-  return new CountersignError(code, message, { meta: { httpStatus } });
+  return new CountersignError(code, message, { meta: { httpStatus, ...policy } });
 }
 
 function malformed(what: string): CountersignError {

@@ -60,7 +60,8 @@ export type ActivityState =
   | 'ACTIVITY_STATE_CONSENSUS_NEEDED'
   | 'ACTIVITY_STATE_FAILED'
   | 'ACTIVITY_STATE_REJECTED'
-  | 'ACTIVITY_STATE_PENDING';
+  | 'ACTIVITY_STATE_PENDING'
+  | 'ACTIVITY_STATE_AUTHENTICATORS_NEEDED';
 
 export const ETHEREUM_TRANSACTION_TYPES = [
   'ETHEREUM_TRANSACTION_TYPE_UNSPECIFIED',
@@ -278,4 +279,45 @@ export interface SignMessageResponse {
   readonly activityId: string;
   readonly state: ActivityState;
   readonly fingerprint: string;
+}
+
+export interface GetActivityRequest {
+  readonly organizationId: string;
+  readonly activityId: string;
+}
+
+export interface WatchActivityRequest {
+  readonly organizationId: string;
+  readonly activityId: string;
+  /** 0 = the default interval; clamped to a floor and a ceiling by the handler. */
+  readonly pollIntervalMs: number;
+}
+
+export interface VerifiedTransactionMessage {
+  readonly transactionType: string;
+  readonly signedTransaction: Uint8Array;
+  readonly transactionHash: string;
+  readonly signatures: readonly SignatureMessage[];
+  readonly signer: string;
+}
+
+export interface VerifiedPayloadsMessage {
+  readonly signatures: readonly SignatureMessage[];
+  readonly digests: readonly Uint8Array[];
+  readonly signer: string;
+}
+
+export interface GetActivityResponse {
+  readonly activityId: string;
+  readonly organizationId: string;
+  readonly state: ActivityState;
+  readonly fingerprint: string;
+  readonly type: string;
+  /** The `result` oneof member that is set, if any (only for a verified, completed signing activity). */
+  readonly result?: 'transaction' | 'payloads';
+  readonly transaction?: VerifiedTransactionMessage;
+  readonly payloads?: VerifiedPayloadsMessage;
+  /** FAILED/REJECTED: the daemon error code and the service's message ('' otherwise). */
+  readonly failureCode: string;
+  readonly failureMessage: string;
 }

@@ -12,12 +12,14 @@ import type { PublicApiClient } from '../client/client.js';
 import { CountersignError } from '../shared/errors.js';
 import type { CallContext, DaemonContext } from './context.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
+import { getActivity } from './get-activity.js';
 import { toServiceError } from './grpc-status.js';
 import { IdempotencyStore } from './idempotency.js';
-import { loadSignerProto } from './proto.js';
+import { loadSignerProto, type GetActivityResponse, type WatchActivityRequest } from './proto.js';
 import { signMessage } from './sign-message.js';
 import { signRawPayloads } from './sign-raw-payloads.js';
 import { signTransaction } from './sign-transaction.js';
+import { watchActivity } from './watch-activity.js';
 
 export interface StartDaemonOptions {
   /** `host:port`; port 0 binds an ephemeral port. */
@@ -52,6 +54,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     signers: new ExpectedSignerResolver(opts.client),
   };
 
+  let closing: Promise<void> | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   function unary<Req, Res>(
@@ -73,11 +76,41 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     };
   }
 
+  // Open WatchActivity streams: close() ends them (they would otherwise poll until a terminal
+  // state, and the drain would wait for them).
+  const streams = new Set<AbortController>();
+  const SHUTDOWN = 'daemon shutting down';
+  function watch(): grpc.handleServerStreamingCall<WatchActivityRequest, GetActivityResponse> {
+    return (call) => {
+      const callLog = log.child({ rpc: 'WatchActivity', requestId: randomUUID() });
+      const abort = new AbortController();
+      if (closing !== undefined) abort.abort(SHUTDOWN);
+      streams.add(abort);
+      // Client cancel and deadline both arrive as 'cancelled'; the stream is gone, stop polling.
+      call.on('cancelled', () => abort.abort('cancelled'));
+      watchActivity(ctx, { log: callLog, signal: abort.signal }, call.request, (m) => call.write(m))
+        .then(
+          () => {
+            if (call.cancelled) return;
+            if (abort.signal.reason === SHUTDOWN) {
+              call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the daemon is shutting down' });
+            } else call.end();
+          },
+          (err: unknown) => {
+            if (!call.cancelled) call.emit('error', toServiceError(err, callLog));
+          },
+        )
+        .finally(() => streams.delete(abort));
+    };
+  }
+
   const server = new grpc.Server();
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
     SignRawPayloads: unary('SignRawPayloads', signRawPayloads),
     SignMessage: unary('SignMessage', signMessage),
+    GetActivity: unary('GetActivity', getActivity),
+    WatchActivity: watch(),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SIGNER_SERVICE]: 'SERVING' });
   health.addToServer(server);
@@ -100,13 +133,13 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   log.info({ address }, 'gRPC signer listening');
 
-  let closing: Promise<void> | undefined;
   return {
     address,
     close() {
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(SIGNER_SERVICE, 'NOT_SERVING');
+        for (const stream of streams) stream.abort(SHUTDOWN);
         // Graceful drain, bounded: grpc-js keeps a session open as long as its peer does (a peer
         // that cancelled streams and vanished can hold it forever), so after the in-flight calls
         // have answered and the grace period is over, the remaining sessions are cut.
