@@ -93,7 +93,13 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           () => {
             if (call.cancelled) return;
             if (abort.signal.reason === SHUTDOWN) {
-              call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the daemon is shutting down' });
+              call.emit(
+                'error',
+                toServiceError(
+                  new CountersignError('DAEMON_SHUTTING_DOWN', 'the daemon is shutting down'),
+                  callLog,
+                ),
+              );
             } else call.end();
           },
           (err: unknown) => {

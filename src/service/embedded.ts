@@ -18,7 +18,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CountersignError } from '../shared/errors.js';
 import type { RequestHandler } from '../client/transport.js';
-import { KeyVault, loadOrCreateMasterKey } from './keys/index.js';
+import {
+  KeyVault,
+  SERVICE_SIGNER_KEY_ID,
+  generateServiceKey,
+  loadOrCreateMasterKey,
+  verifyServiceKey,
+} from './keys/index.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
 import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
@@ -62,6 +68,11 @@ export interface EmbeddedService {
   readonly store: Store;
   readonly metrics: Metrics;
   readonly credentials: Credentials;
+  /**
+   * The service's export-bundle signing key (uncompressed P-256, hex): the `enclaveQuorumPublic` of
+   * every export bundle. Also served by the `get_service_public_keys` query.
+   */
+  readonly signerPublicKey: string;
   close(): Promise<void>;
 }
 
@@ -151,6 +162,21 @@ async function initialize(
   return credentials;
 }
 
+/**
+ * Loads the service's signing key, creating and storing it (sealed by the vault) on first use —
+ * also for data dirs initialized before the key existed — and checks it opens under this master key.
+ */
+async function loadOrCreateServiceKey(store: Store, vault: KeyVault, logger: Logger): Promise<string> {
+  let key = await store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+  if (key === undefined) {
+    const fresh = generateServiceKey(vault, SERVICE_SIGNER_KEY_ID);
+    key = await store.write((tx) => tx.insertServiceKeyIfAbsent({ ...fresh, createdAtMs: Date.now() }));
+    logger.info({ signerPublicKey: key.publicKey }, 'created the service signing key');
+  }
+  verifyServiceKey(vault, key);
+  return key.publicKey;
+}
+
 function readCredentials(dataDir: string): Credentials {
   const path = join(dataDir, CREDENTIALS_FILE);
   try {
@@ -170,6 +196,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
     ? readCredentials(opts.dataDir)
     : await initialize(store, vault, opts.dataDir, opts.logger);
+  const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger);
   const metrics = new Metrics();
   const handler = createApiHandler({
     store,
@@ -179,5 +206,5 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     maxRequestAgeMs: opts.maxRequestAgeMs ?? 60 * 60 * 1000,
     maxClockSkewMs: opts.maxClockSkewMs ?? 5 * 60 * 1000,
   });
-  return { handler, store, metrics, credentials, close: () => store.close() };
+  return { handler, store, metrics, credentials, signerPublicKey, close: () => store.close() };
 }

@@ -85,6 +85,7 @@ export const ERROR_TABLE = {
   REQUEST_NOT_AUTHORIZED: { grpc: 7, turnkey: 'REQUEST_NOT_AUTHORIZED' },
   RESOURCE_NOT_FOUND: { grpc: 5, turnkey: 'REQUEST_INVALID' },
   SIGN_WITH_NOT_FOUND: { grpc: 5, turnkey: 'REQUEST_INVALID' },
+  WALLET_NOT_EXPORTED: { grpc: 3, turnkey: 'WALLET_ACCOUNT_NOT_EXPORTED' },
   // signing input
   PAYLOAD_INVALID: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   HASH_FUNCTION_INVALID: { grpc: 3, turnkey: 'REQUEST_INVALID' },
@@ -120,6 +121,7 @@ export const ERROR_TABLE = {
   UPSTREAM_PERMISSION_DENIED: { grpc: 7, turnkey: 'REQUEST_NOT_AUTHORIZED' },
   UPSTREAM_UNAUTHENTICATED: { grpc: 16, turnkey: 'UNAUTHENTICATED' },
   ACTIVITY_NOT_COMPLETED: { grpc: 9, turnkey: 'REQUEST_INVALID' },
+  DAEMON_SHUTTING_DOWN: { grpc: 14, turnkey: 'INTERNAL' },
   CONFIG_INVALID: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   // service
   KEY_MATERIAL_UNAVAILABLE: { grpc: 13, turnkey: 'INTERNAL' },

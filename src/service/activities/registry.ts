@@ -1,4 +1,5 @@
 /** Every activity the service accepts, keyed by its versioned `type`. */
+import { EXPORT_ACTIVITIES } from './exports.js';
 import { POLICY_ACTIVITIES } from './policies.js';
 import { SIGNING_ACTIVITIES } from './signing.js';
 import type { ActivityDefinition } from './types.js';
@@ -8,4 +9,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
   ...SIGNING_ACTIVITIES,
   ...POLICY_ACTIVITIES,
+  ...EXPORT_ACTIVITIES,
 ];

@@ -18,6 +18,7 @@ import type {
   OrganizationRecord,
   UserRecord,
 } from '../store/types.js';
+import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
 import { activityResponse, timestampOf, userJson, type VoteWithUser } from './envelope.js';
 
 export interface QueryContext {
@@ -116,6 +117,17 @@ function pageLimit(body: Params): { limit: number; after?: string; before?: stri
 }
 
 const QUERIES: Record<string, QueryHandler> = {
+  /**
+   * countersign's own query (no Turnkey equivalent): the service's public keys. `signerPublicKey` signs
+   * export bundles (their `enclaveQuorumPublic`); pass it to @turnkey/crypto as
+   * `dangerouslyOverrideSignerPublicKey`.
+   */
+  get_service_public_keys: async (ctx) => {
+    const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+    if (signer === undefined)
+      throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'the service has no export signing key');
+    return { signerPublicKey: signer.publicKey, signerCurve: 'CURVE_P256' };
+  },
   whoami: async (ctx) => ({
     organizationId: ctx.user.organizationId,
     organizationName: (await ctx.store.getOrganization(ctx.user.organizationId))?.name ?? '',

@@ -21,3 +21,21 @@ export { signEd25519 } from './signEd25519.js';
 export { signSchnorr, signSchnorrTaproot } from './signSchnorr.js';
 export { KeyVault } from './KeyVault.js';
 export { loadOrCreateMasterKey } from './loadOrCreateMasterKey.js';
+export {
+  HPKE_AEADS,
+  TURNKEY_HPKE_INFO,
+  assertP256UncompressedPublicKey,
+  hpkeSeal,
+  sealToTurnkeyTarget,
+  setupBaseSender,
+  type HpkeAead,
+  type HpkeSealed,
+  type HpkeSenderContext,
+} from './hpke.js';
+export {
+  SERVICE_SIGNER_KEY_ID,
+  generateServiceKey,
+  signWithServiceKey,
+  verifyServiceKey,
+  type SealedServiceKey,
+} from './serviceKey.js';

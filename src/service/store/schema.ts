@@ -154,4 +154,16 @@ CREATE TABLE policy_evaluations (
 CREATE INDEX policy_evaluations_activity ON policy_evaluations(activity_id, created_at_ms);
 `,
   },
+  {
+    // The service's own keys (the export-bundle signing key, turnkey-api.md 9.5), sealed by the vault.
+    version: 3,
+    sql: `
+CREATE TABLE service_keys (
+  id TEXT PRIMARY KEY,
+  public_key TEXT NOT NULL,
+  sealed_key BYTEA NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -19,6 +19,7 @@ import type {
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
+  ServiceKeyRecord,
   SigningKeyRecord,
   Store,
   StoreTx,
@@ -116,6 +117,15 @@ function toAccount(r: Row): WalletAccountRecord {
     sealedKey: bytes(r.sealed_key),
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
+  };
+}
+
+function toServiceKey(r: Row): ServiceKeyRecord {
+  return {
+    id: str(r.id),
+    publicKey: str(r.public_key),
+    sealedKey: bytes(r.sealed_key),
+    createdAtMs: num(r.created_at_ms),
   };
 }
 
@@ -327,6 +337,18 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     activityByFp: q('SELECT * FROM activities WHERE fingerprint = ?'),
     activities: q('SELECT * FROM activities WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
     votes: q('SELECT * FROM votes WHERE activity_id = ? ORDER BY created_at_ms, id'),
+    walletExported: q(
+      'UPDATE wallets SET exported = 1, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
+    ),
+    keyExported: q(
+      'UPDATE private_keys SET exported = 1, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
+    ),
+    delAccounts: q('DELETE FROM wallet_accounts WHERE organization_id = ? AND wallet_id = ?'),
+    delWallet: q('DELETE FROM wallets WHERE organization_id = ? AND id = ?'),
+    serviceKey: q('SELECT * FROM service_keys WHERE id = ?'),
+    insServiceKey: q(
+      'INSERT INTO service_keys (id, public_key, sealed_key, created_at_ms) VALUES (?,?,?,?) ON CONFLICT (id) DO NOTHING',
+    ),
   };
 
   const toKey = (r: Row): PrivateKeyRecord => ({
@@ -502,6 +524,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     walletNameTaken: (org, name) => s.walletName.get(org, name) !== undefined,
     privateKeyNameTaken: (org, name) => s.keyName.get(org, name) !== undefined,
     walletAccountExists: (w, c, p, f) => s.accountExists.get(w, c, p, f) !== undefined,
+    getWallet: (org, id) => {
+      const r = s.wallet.get(org, id);
+      return r && toWallet(r);
+    },
+    markWalletExported: (org, id, nowMs) => s.walletExported.run(nowMs, org, id).changes === 1,
+    markPrivateKeyExported: (org, id, nowMs) => s.keyExported.run(nowMs, org, id).changes === 1,
+    deleteWallet: (org, id) => {
+      // Accounts first: they reference the wallet (foreign key), and their rows hold the sealed keys.
+      s.delAccounts.run(org, id);
+      return s.delWallet.run(org, id).changes === 1;
+    },
+    insertServiceKeyIfAbsent: (r) => {
+      s.insServiceKey.run(r.id, r.publicKey, r.sealedKey, r.createdAtMs);
+      const stored = s.serviceKey.get(r.id);
+      if (stored === undefined) throw new Error(`service key ${r.id} vanished after insert`);
+      return toServiceKey(stored);
+    },
   };
 
   let queue: QueuedWrite[] = [];
@@ -661,6 +700,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     listPolicies: async (org) => s.policies.all(org).map(toPolicy),
     listPolicyEvaluations: async (activityId) => s.evaluations.all(activityId).map(toPolicyEvaluation),
+    getServiceKey: async (id) => {
+      const r = s.serviceKey.get(id);
+      return r && toServiceKey(r);
+    },
     close: async () => {
       closed = true;
       flush();

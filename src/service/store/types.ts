@@ -205,6 +205,24 @@ export interface StoreTx {
   walletNameTaken(organizationId: string, name: string): boolean;
   privateKeyNameTaken(organizationId: string, name: string): boolean;
   walletAccountExists(walletId: string, curve: string, path: string, addressFormat: string): boolean;
+  getWallet(organizationId: string, id: string): WalletRecord | undefined;
+  /** Sets `exported`; false if no such wallet in the organization. */
+  markWalletExported(organizationId: string, id: string, nowMs: number): boolean;
+  /** Sets `exported`; false if no such private key in the organization. */
+  markPrivateKeyExported(organizationId: string, id: string, nowMs: number): boolean;
+  /** Deletes a wallet with its accounts (and their sealed keys); false if no such wallet. */
+  deleteWallet(organizationId: string, id: string): boolean;
+  /** Inserts the key unless one with its id exists; returns the stored one either way. */
+  insertServiceKeyIfAbsent(r: ServiceKeyRecord): ServiceKeyRecord;
+}
+
+/** A key the service holds for itself (not a tenant's), sealed by the vault (AAD = id). */
+export interface ServiceKeyRecord {
+  readonly id: string;
+  /** Uncompressed SEC1 public key, lower-case hex. */
+  readonly publicKey: string;
+  readonly sealedKey: Uint8Array;
+  readonly createdAtMs: number;
 }
 
 /** A resolved signing key: the sealed key with how to use it. */
@@ -272,5 +290,6 @@ export interface Store {
   listPolicies(organizationId: string): Promise<PolicyRecord[]>;
   /** Oldest first. */
   listPolicyEvaluations(activityId: string): Promise<PolicyEvaluationRecord[]>;
+  getServiceKey(id: string): Promise<ServiceKeyRecord | undefined>;
   close(): Promise<void>;
 }

@@ -1,0 +1,71 @@
+/**
+ * The wallet service's own P-256 signing key. It signs what the service vouches for (export bundles:
+ * Turnkey's "enclave quorum" signature, turnkey-api.md 9.5); its uncompressed public key is published
+ * so clients can pin it (e.g. @turnkey/crypto's `dangerouslyOverrideSignerPublicKey`). At rest it is
+ * sealed by the key vault like every other key.
+ */
+import { p256 } from '@noble/curves/nist.js';
+import { bytesToHex, hexToBytes, zeroize } from '../../shared/encoding.js';
+import { CountersignError } from '../../shared/errors.js';
+import type { KeyVault } from './KeyVault.js';
+
+/** The vault record id (and AAD) of the export-bundle signing key. */
+export const SERVICE_SIGNER_KEY_ID = 'service-signer-p256';
+
+export interface SealedServiceKey {
+  readonly id: string;
+  /** Uncompressed SEC1 public key, lower-case hex (130 digits, `04…`). */
+  readonly publicKey: string;
+  readonly sealedKey: Uint8Array;
+}
+
+/** A fresh P-256 key, sealed under `id`; the plaintext scalar is zeroed before returning. */
+export function generateServiceKey(vault: KeyVault, id: string = SERVICE_SIGNER_KEY_ID): SealedServiceKey {
+  const secret = p256.utils.randomSecretKey();
+  try {
+    return { id, publicKey: bytesToHex(p256.getPublicKey(secret, false)), sealedKey: vault.seal(secret, id) };
+  } finally {
+    zeroize(secret);
+  }
+}
+
+/**
+ * ECDSA P-256 over SHA-256(`message`), DER-encoded, low-S. Opens the sealed key, checks it still
+ * matches its recorded public key (a wrong master key or swapped row fails here, not at the client),
+ * signs, and zeroes the scalar.
+ */
+export function signWithServiceKey(input: {
+  readonly vault: KeyVault;
+  readonly key: SealedServiceKey;
+  readonly message: Uint8Array;
+}): Uint8Array {
+  const secret = input.vault.open(input.key.sealedKey, input.key.id);
+  try {
+    assertServiceKeyMatches(secret, input.key.publicKey);
+    return p256.sign(input.message, secret, { prehash: true, lowS: true, format: 'der' });
+  } finally {
+    zeroize(secret);
+  }
+}
+
+/** Opens the sealed key once and checks it against its public key (run at startup). */
+export function verifyServiceKey(vault: KeyVault, key: SealedServiceKey): void {
+  const secret = vault.open(key.sealedKey, key.id);
+  try {
+    assertServiceKeyMatches(secret, key.publicKey);
+  } finally {
+    zeroize(secret);
+  }
+}
+
+function assertServiceKeyMatches(secret: Uint8Array, publicKeyHex: string): void {
+  if (!p256.utils.isValidSecretKey(secret))
+    throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'service signing key is not a valid P-256 scalar');
+  const expected = hexToBytes(publicKeyHex, 'serviceKey.publicKey');
+  const actual = p256.getPublicKey(secret, false);
+  if (bytesToHex(actual) !== bytesToHex(expected))
+    throw new CountersignError(
+      'KEY_MATERIAL_UNAVAILABLE',
+      'service signing key does not match its public key',
+    );
+}
