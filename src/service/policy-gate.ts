@@ -15,6 +15,15 @@ import type { ActivityFacts } from './activities/types.js';
 import type { Params } from './activities/params.js';
 import type { OrganizationRecord, PolicyEvaluationRecord, Store, VoteRecord } from './store/types.js';
 
+// --- other resources ---
+/** Activities only the root quorum may approve (turnkey-api.md 8.2); policies cannot grant them. */
+export const ROOT_QUORUM_ONLY: ReadonlySet<string> = new Set([
+  'ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE',
+  'ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE',
+  'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM',
+  'ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME',
+]);
+
 /** Votes lapse this long after they were cast (turnkey-api.md 3.3: a 24-hour window). */
 export const VOTE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -61,7 +70,9 @@ export async function evaluateGate(input: GateInput): Promise<PolicyDecision> {
   for (const v of approvals) {
     const u = await store.getUser(v.userId);
     if (u === undefined || u.organizationId !== org.id) continue;
-    approvers.push({ id: u.id, tags: [], ...(u.email === null ? {} : { email: u.email }), alias: u.name });
+    // Tags are compared by id, as Turnkey's `user.tags.contains('<TAG_ID>')` policies do.
+    const tags = await store.listUserTagIds(u.id);
+    approvers.push({ id: u.id, tags, ...(u.email === null ? {} : { email: u.email }), alias: u.name });
   }
   const counted = new Set(approvers.map((a) => a.id));
   const credentials: PolicyCredential[] = approvals
@@ -81,7 +92,7 @@ export async function evaluateGate(input: GateInput): Promise<PolicyDecision> {
     consensus: p.consensus ?? undefined,
     time: p.time ?? undefined,
   }));
-  return evaluatePolicies({
+  const decision = evaluatePolicies({
     policies,
     facts: buildFacts({ activity: { type: input.type, parameters: input.params }, ...input.facts }),
     approvers,
@@ -89,6 +100,11 @@ export async function evaluateGate(input: GateInput): Promise<PolicyDecision> {
     rootQuorum: { threshold: org.rootQuorumThreshold, approverUserIds: roots },
     now: new Date(nowMs),
   });
+  // --- other resources --- root-quorum-only activities (turnkey-api.md 8.2): no policy grants them;
+  // short of the root quorum they wait for more root approvals, or are denied if no root approved.
+  if (!ROOT_QUORUM_ONLY.has(input.type) || decision.rootQuorumReached) return decision;
+  const rootApproved = approvers.some((a) => roots.includes(a.id));
+  return { ...decision, outcome: rootApproved ? 'OUTCOME_REQUIRES_CONSENSUS' : 'OUTCOME_DENY_IMPLICIT' };
 }
 
 /** The per-policy outcomes as the wire and the record show them. */

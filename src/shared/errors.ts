@@ -70,6 +70,7 @@ export const ERROR_TABLE = {
   ACTIVITY_TYPE_UNSUPPORTED: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   ROUTE_NOT_FOUND: { grpc: 5, turnkey: 'REQUEST_INVALID' },
   BODY_TOO_LARGE: { grpc: 8, turnkey: 'REQUEST_INVALID' },
+  RESOURCE_LIMIT_EXCEEDED: { grpc: 8, turnkey: 'REQUEST_INVALID' },
   // authentication
   STAMP_MISSING: { grpc: 16, turnkey: 'SIGNATURE_MISSING' },
   STAMP_MALFORMED: { grpc: 16, turnkey: 'UNAUTHENTICATED' },

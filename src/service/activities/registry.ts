@@ -1,8 +1,12 @@
 /** Every activity the service accepts, keyed by its versioned `type`. */
 import { EXPORT_ACTIVITIES } from './exports.js';
+import { ORGANIZATION_ACTIVITIES } from './organizations.js'; // --- sub-organizations and sessions ---
+import { SESSION_ACTIVITIES } from './sessions.js'; // --- sub-organizations and sessions ---
 import { POLICY_ACTIVITIES } from './policies.js';
 import { SIGNING_ACTIVITIES } from './signing.js';
+import { RESOURCE_ACTIVITIES } from './resources.js';
 import type { ActivityDefinition } from './types.js';
+import { USER_ACTIVITIES } from './users.js';
 import { WALLET_ACTIVITIES } from './wallets.js';
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
@@ -10,4 +14,8 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...SIGNING_ACTIVITIES,
   ...POLICY_ACTIVITIES,
   ...EXPORT_ACTIVITIES,
+  ...RESOURCE_ACTIVITIES,
+  ...USER_ACTIVITIES,
+  ...ORGANIZATION_ACTIVITIES, // --- sub-organizations and sessions ---
+  ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
 ];

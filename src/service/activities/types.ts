@@ -34,6 +34,11 @@ export interface ActivityDefinition {
    * cannot be described (unknown signWith, malformed transaction) with the field named.
    */
   readonly facts?: (ctx: ActivityContext, params: Params) => Promise<ActivityFacts>;
+  /**
+   * Top-level parameters holding secrets: the handler seals them (sealSecretParams.ts) before the
+   * intent and the first vote are recorded, and `facts`/`run` see the sealed tokens.
+   */
+  readonly secretParams?: readonly string[];
 }
 
 /** The policy facts an activity contributes (everything of BuildFactsInput but `activity`). */

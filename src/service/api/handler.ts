@@ -19,6 +19,7 @@ import type {
 import type { ActivityDefinition } from '../activities/types.js';
 import { isUuid, type Params } from '../activities/params.js';
 import { ACTIVITIES } from '../activities/registry.js';
+import { sealSecretParams } from '../activities/sealSecretParams.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../policy-gate.js';
 import { activityResponse } from './envelope.js';
@@ -277,7 +278,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     fingerprint: string,
   ): Promise<TransportResponse> {
     const timestampMs = checkFreshness(body);
-    const params = parametersOf(body);
+    const submitted = parametersOf(body);
     if (caller.credentialOrgId !== org.id)
       throw new CountersignError(
         'REQUEST_NOT_AUTHORIZED',
@@ -287,12 +288,23 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const activityId = uuidv7();
     const nowMs = now();
     const ctx = { store, vault, organization: org, user: caller.user, activityId, nowMs };
+    // Secrets are sealed before anything is recorded; the vote then keeps the body with the sealed
+    // tokens in place of the secrets (so its stamp no longer verifies over it; the fingerprint still
+    // names the original body).
+    const params =
+      def.secretParams === undefined
+        ? submitted
+        : sealSecretParams(vault, activityId, submitted, def.secretParams);
+    const message =
+      def.secretParams === undefined
+        ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
+        : JSON.stringify({ ...body, parameters: params });
     const vote: VoteRecord = {
       id: randomUUID(),
       activityId,
       userId: caller.user.id,
       selection: 'VOTE_SELECTION_APPROVED',
-      message: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'),
+      message,
       publicKey: caller.publicKey,
       signature: caller.signature,
       scheme: caller.scheme,

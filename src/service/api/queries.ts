@@ -17,9 +17,20 @@ import type {
   PolicyRecord,
   OrganizationRecord,
   UserRecord,
+  ApiKeyRecord, // --- users ---
+  AuthenticatorRecord, // --- users ---
+  OAuthProviderRecord, // --- users ---
 } from '../store/types.js';
 import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { SUB_ORGANIZATION_FILTER_TYPES, type SubOrganizationFilterType } from '../store/types.js'; // --- sub-organizations and sessions ---
 import { activityResponse, timestampOf, userJson, type VoteWithUser } from './envelope.js';
+import { createHash } from 'node:crypto'; // --- other resources ---
+import type {
+  FiatOnRampCredentialRecord,
+  SmartContractInterfaceRecord,
+  TvcDeploymentRecord,
+} from '../store/types.js'; // --- other resources ---
+import type { TvcDeploymentSpec } from '../activities/resources.js'; // --- other resources ---
 
 export interface QueryContext {
   readonly store: Store;
@@ -116,7 +127,283 @@ function pageLimit(body: Params): { limit: number; after?: string; before?: stri
   };
 }
 
+// --- other resources ---
+// Smart contract interfaces, fiat on-ramp credentials (never their secrets), TVC deployments and
+// organization features (issue 4); spread into QUERIES below.
+
+function smartContractInterfaceJson(r: SmartContractInterfaceRecord) {
+  return {
+    organizationId: r.organizationId,
+    smartContractInterfaceId: r.id,
+    smartContractAddress: r.address,
+    smartContractInterface: r.interfaceJson,
+    type: r.type,
+    label: r.label,
+    notes: r.notes,
+    createdAt: timestampOf(r.createdAtMs),
+    updatedAt: timestampOf(r.updatedAtMs),
+  };
+}
+
+/** The declared non-secret fields only: the sealed API keys never leave the store. */
+function fiatOnRampCredentialJson(r: FiatOnRampCredentialRecord) {
+  return {
+    fiatOnrampCredentialId: r.id,
+    organizationId: r.organizationId,
+    onrampProvider: r.provider,
+    ...(r.projectId === null ? {} : { projectId: r.projectId }),
+    publishableApiKey: r.publishableApiKey,
+    sandboxMode: r.sandboxMode,
+    createdAt: timestampOf(r.createdAtMs),
+    updatedAt: timestampOf(r.updatedAtMs),
+  };
+}
+
+function tvcDeploymentJson(r: TvcDeploymentRecord) {
+  const spec = JSON.parse(r.specJson) as TvcDeploymentSpec;
+  const manifest = {
+    appId: spec.appId,
+    qosVersion: spec.qosVersion,
+    nonce: spec.nonce,
+    pivot: { digest: spec.expectedPivotDigest, path: spec.pivotPath, args: spec.pivotArgs },
+    debugMode: spec.debugMode,
+  };
+  return {
+    id: r.id,
+    organizationId: r.organizationId,
+    appId: r.appId,
+    manifest: {
+      id: r.manifestId,
+      // proto `bytes`: base64 of the manifest's UTF-8 JSON.
+      manifest: Buffer.from(JSON.stringify(manifest)).toString('base64'),
+      createdAt: timestampOf(r.createdAtMs),
+      updatedAt: timestampOf(r.createdAtMs),
+    },
+    manifestApprovals: [],
+    qosVersion: spec.qosVersion,
+    pivotContainer: {
+      containerUrl: spec.pivotContainerImageUrl,
+      path: spec.pivotPath,
+      args: [...spec.pivotArgs],
+      hasPullSecret: r.sealedPullSecret !== null,
+      healthCheckType: spec.healthCheckType,
+      healthCheckPort: spec.healthCheckPort,
+      publicIngressPort: spec.publicIngressPort,
+    },
+    createdAt: timestampOf(r.createdAtMs),
+    updatedAt: timestampOf(r.updatedAtMs),
+    delete: r.status === 'DELETED',
+    debugMode: spec.debugMode,
+    ...(spec.replicas === undefined ? {} : { replicas: spec.replicas }),
+    ...(spec.instanceSizeCpus === undefined ? {} : { instanceSizeCpus: spec.instanceSizeCpus }),
+    ...(spec.instanceSizeRam === undefined ? {} : { instanceSizeRam: spec.instanceSizeRam }),
+  };
+}
+
+const OTHER_RESOURCE_QUERIES: Record<string, QueryHandler> = {
+  get_smart_contract_interface: async (ctx, body) => {
+    const id = reqString(body, 'smartContractInterfaceId', 'body');
+    const r = isUuid(id) ? await ctx.store.getSmartContractInterface(ctx.organization.id, id) : undefined;
+    if (r === undefined) throw notFound('smartContractInterfaceId', 'smart contract interface');
+    return { smartContractInterface: smartContractInterfaceJson(r) };
+  },
+  list_smart_contract_interfaces: async (ctx) => ({
+    smartContractInterfaces: (await ctx.store.listSmartContractInterfaces(ctx.organization.id)).map(
+      smartContractInterfaceJson,
+    ),
+  }),
+  list_fiat_on_ramp_credentials: async (ctx) => ({
+    fiatOnRampCredentials: (await ctx.store.listFiatOnRampCredentials(ctx.organization.id)).map(
+      fiatOnRampCredentialJson,
+    ),
+  }),
+  get_tvc_deployment: async (ctx, body) => {
+    const id = reqString(body, 'deploymentId', 'body');
+    const r = isUuid(id) ? await ctx.store.getTvcDeployment(ctx.organization.id, id) : undefined;
+    if (r === undefined) throw notFound('deploymentId', 'TVC deployment');
+    return { tvcDeployment: tvcDeploymentJson(r) };
+  },
+  list_tvc_app_deployments: async (ctx, body) => {
+    const appId = reqUuid(body, 'appId', 'body');
+    return {
+      tvcDeployments: (await ctx.store.listTvcDeployments(ctx.organization.id, appId)).map(tvcDeploymentJson),
+    };
+  },
+  get_organization: async (ctx) => {
+    const org = ctx.organization;
+    const users = await ctx.store.listUsers(org.id);
+    const interfaces = await ctx.store.listSmartContractInterfaces(org.id);
+    return {
+      organizationData: {
+        organizationId: org.id,
+        name: org.name,
+        users: await Promise.all(users.map(async (u) => userJson(u, await ctx.store.listApiKeys(u.id)))),
+        policies: (await ctx.store.listPolicies(org.id)).map(policyJson),
+        privateKeys: (await ctx.store.listPrivateKeys(org.id)).map(privateKeyJson),
+        wallets: (await ctx.store.listWallets(org.id)).map(walletJson),
+        rootQuorum: {
+          threshold: org.rootQuorumThreshold,
+          userIds: users.filter((u) => u.isRoot).map((u) => u.id),
+        },
+        features: (await ctx.store.listOrganizationFeatures(org.id)).map((f) => ({
+          name: f.name,
+          value: f.value,
+        })),
+        smartContractInterfaceReferences: interfaces.map((r) => ({
+          smartContractInterfaceId: r.id,
+          smartContractAddress: r.address,
+          digest: createHash('sha256').update(r.interfaceJson).digest('hex'),
+        })),
+      },
+    };
+  },
+};
+// --- end other resources ---
+
+// --- users --- (issue 4) users, their credentials and tags; the user JSON of envelope.ts with the
+// authenticators, tags and OAuth providers filled in.
+function authenticatorJson(a: AuthenticatorRecord) {
+  return {
+    transports: [],
+    attestationType: 'none',
+    aaguid: '',
+    credentialId: a.credentialId,
+    model: '',
+    credential: { publicKey: a.publicKey, type: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR' },
+    authenticatorId: a.id,
+    authenticatorName: a.name,
+    createdAt: timestampOf(a.createdAtMs),
+    updatedAt: timestampOf(a.createdAtMs),
+  };
+}
+
+function oauthProviderJson(o: OAuthProviderRecord) {
+  return {
+    providerId: o.id,
+    providerName: o.name,
+    issuer: o.issuer,
+    audience: o.audience,
+    subject: o.subject,
+    createdAt: timestampOf(o.createdAtMs),
+    updatedAt: timestampOf(o.createdAtMs),
+  };
+}
+
+async function fullUserJson(store: Store, u: UserRecord): Promise<Record<string, unknown>> {
+  return {
+    ...userJson(u, await store.listApiKeys(u.id)),
+    authenticators: (await store.listAuthenticators(u.id)).map(authenticatorJson),
+    userTags: await store.listUserTagIds(u.id),
+    oauthProviders: (await store.listOAuthProviders(u.id)).map(oauthProviderJson),
+    mfaPolicies: [],
+  };
+}
+
+/** The v1ApiKey shape, taken from userJson so both stay one definition. */
+function apiKeyJson(u: UserRecord, k: ApiKeyRecord): unknown {
+  return (userJson(u, [k]).apiKeys as unknown[])[0];
+}
+
+async function userOf(ctx: QueryContext, body: Params, key: string): Promise<UserRecord> {
+  const id = reqString(body, key, 'body');
+  const u = isUuid(id) ? await ctx.store.getUser(id.toLowerCase()) : undefined;
+  if (u === undefined || u.organizationId !== ctx.organization.id) throw notFound(key, 'user');
+  return u;
+}
+
+const USER_QUERIES: Record<string, QueryHandler> = {
+  list_users: async (ctx) => ({
+    users: await Promise.all(
+      (await ctx.store.listUsers(ctx.organization.id)).map((u) => fullUserJson(ctx.store, u)),
+    ),
+  }),
+  get_user: async (ctx, body) => ({ user: await fullUserJson(ctx.store, await userOf(ctx, body, 'userId')) }),
+  list_user_tags: async (ctx) => ({
+    userTags: (await ctx.store.listUserTags(ctx.organization.id)).map((t) => ({
+      tagId: t.id,
+      tagName: t.name,
+      tagType: 'TAG_TYPE_USER',
+      createdAt: timestampOf(t.createdAtMs),
+      updatedAt: timestampOf(t.updatedAtMs),
+    })),
+  }),
+  get_api_keys: async (ctx, body) => {
+    const userId = optString(body, 'userId', 'body');
+    if (userId !== undefined && userId !== '') {
+      const u = await userOf(ctx, body, 'userId');
+      return { apiKeys: (await ctx.store.listApiKeys(u.id)).map((k) => apiKeyJson(u, k)) };
+    }
+    const users = new Map((await ctx.store.listUsers(ctx.organization.id)).map((u) => [u.id, u]));
+    const keys = await ctx.store.listApiKeysOfOrganization(ctx.organization.id);
+    return {
+      apiKeys: keys.flatMap((k) => {
+        const u = users.get(k.userId);
+        return u === undefined ? [] : [apiKeyJson(u, k)];
+      }),
+    };
+  },
+  get_api_key: async (ctx, body) => {
+    const id = reqString(body, 'apiKeyId', 'body');
+    const k = isUuid(id) ? await ctx.store.getApiKey(ctx.organization.id, id.toLowerCase()) : undefined;
+    const u = k === undefined ? undefined : await ctx.store.getUser(k.userId);
+    if (k === undefined || u === undefined) throw notFound('apiKeyId', 'API key');
+    return { apiKey: apiKeyJson(u, k) };
+  },
+  get_authenticators: async (ctx, body) => {
+    const u = await userOf(ctx, body, 'userId');
+    return { authenticators: (await ctx.store.listAuthenticators(u.id)).map(authenticatorJson) };
+  },
+  get_oauth_providers: async (ctx, body) => {
+    const userId = optString(body, 'userId', 'body');
+    const users =
+      userId !== undefined && userId !== ''
+        ? [await userOf(ctx, body, 'userId')]
+        : await ctx.store.listUsers(ctx.organization.id);
+    const out = [];
+    for (const u of users) out.push(...(await ctx.store.listOAuthProviders(u.id)).map(oauthProviderJson));
+    return { oauthProviders: out };
+  },
+};
+// --- end users ---
+
+// --- sub-organizations and sessions ---
+// list_suborgs (turnkey-api.md 2.1): the sub-organizations of the organization named, which is the
+// parent (get_organization, in the block above, serves a sub-organization to its parent's keys).
+const SUBORG_FILTER_TYPES = [...SUB_ORGANIZATION_FILTER_TYPES, 'OIDC_TOKEN'] as const;
+
+const SUBORG_QUERIES: Record<string, QueryHandler> = {
+  list_suborgs: async (ctx, body) => {
+    const page = pageLimit(body);
+    const filterType = optString(body, 'filterType', 'body') || undefined;
+    const filterValue = optString(body, 'filterValue', 'body') || undefined;
+    if (filterType === undefined) {
+      if (filterValue !== undefined) throw invalid('filterType', 'is required with filterValue');
+      return {
+        organizationIds: await ctx.store.listSubOrganizationIds(ctx.organization.id, undefined, page),
+      };
+    }
+    if (!(SUBORG_FILTER_TYPES as readonly string[]).includes(filterType))
+      throw invalid('filterType', `must be one of ${SUBORG_FILTER_TYPES.join(', ')}`);
+    // An OIDC token would have to be verified against its issuer's keys before it could name anyone.
+    if (filterType === 'OIDC_TOKEN')
+      throw invalid('filterType', 'OIDC_TOKEN is not supported: this service cannot verify OIDC tokens');
+    if (filterValue === undefined) throw invalid('filterValue', 'is required with filterType');
+    const type = filterType as SubOrganizationFilterType;
+    return {
+      organizationIds: await ctx.store.listSubOrganizationIds(
+        ctx.organization.id,
+        { type, value: filterValue },
+        page,
+      ),
+    };
+  },
+};
+// --- end sub-organizations and sessions ---
+
 const QUERIES: Record<string, QueryHandler> = {
+  ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
+  ...USER_QUERIES, // --- users ---
+  ...OTHER_RESOURCE_QUERIES, // --- other resources ---
   /**
    * countersign's own query (no Turnkey equivalent): the service's public keys. `signerPublicKey` signs
    * export bundles (their `enclaveQuorumPublic`); pass it to @turnkey/crypto as

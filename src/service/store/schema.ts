@@ -166,4 +166,123 @@ CREATE TABLE service_keys (
 );
 `,
   },
+  {
+    // --- users --- user tags, OAuth providers and invitations (issue 4).
+    version: 4,
+    sql: `
+CREATE TABLE user_tags (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  name TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  UNIQUE (organization_id, name)
+);
+CREATE TABLE user_tag_members (
+  tag_id TEXT NOT NULL REFERENCES user_tags(id),
+  user_id TEXT NOT NULL REFERENCES users(id),
+  PRIMARY KEY (tag_id, user_id)
+);
+CREATE INDEX user_tag_members_user ON user_tag_members(user_id);
+CREATE TABLE oauth_providers (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id),
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  name TEXT NOT NULL,
+  issuer TEXT NOT NULL,
+  audience TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX oauth_providers_user ON oauth_providers(user_id);
+CREATE INDEX oauth_providers_claims ON oauth_providers(organization_id, issuer, audience, subject);
+CREATE TABLE invitations (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  receiver_user_name TEXT NOT NULL,
+  receiver_email TEXT NOT NULL,
+  receiver_tags_json TEXT NOT NULL,
+  access_type TEXT NOT NULL,
+  sender_user_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE INDEX invitations_org ON invitations(organization_id, created_at_ms);
+`,
+  },
+  {
+    // --- other resources --- smart contract interfaces, fiat on-ramp credentials (secrets sealed by
+    // the vault), TVC deployments and organization features (issue 4).
+    version: 5,
+    sql: `
+CREATE TABLE smart_contract_interfaces (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  type TEXT NOT NULL,
+  address TEXT NOT NULL,
+  address_key TEXT NOT NULL,
+  interface_json TEXT NOT NULL,
+  label TEXT NOT NULL,
+  notes TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  UNIQUE (organization_id, type, address_key)
+);
+CREATE TABLE fiat_on_ramp_credentials (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  provider TEXT NOT NULL,
+  project_id TEXT,
+  publishable_api_key TEXT NOT NULL,
+  sealed_secret_api_key BYTEA NOT NULL,
+  sealed_private_api_key BYTEA,
+  sandbox_mode INTEGER NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  UNIQUE (organization_id, provider, sandbox_mode)
+);
+CREATE TABLE tvc_deployments (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  app_id TEXT NOT NULL,
+  manifest_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  sealed_pull_secret BYTEA,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE INDEX tvc_deployments_app ON tvc_deployments(organization_id, app_id, created_at_ms);
+CREATE TABLE organization_features (
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (organization_id, name)
+);
+`,
+  },
+  {
+    // --- sub-organizations and sessions --- stamp_login session keys (turnkey-api.md 9.1; the key
+    // row itself is in api_keys, gone with it) and the verification tokens already used (9.2).
+    version: 6,
+    sql: `
+CREATE TABLE login_sessions (
+  api_key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  expires_at_ms BIGINT NOT NULL,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX login_sessions_user ON login_sessions(user_id);
+CREATE TABLE used_verification_tokens (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL,
+  used_at_ms BIGINT NOT NULL
+);
+CREATE INDEX organizations_parent ON organizations(parent_id, id);
+`,
+  },
 ];

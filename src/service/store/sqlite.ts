@@ -27,6 +27,17 @@ import type {
   VoteRecord,
   WalletAccountRecord,
   WalletRecord,
+  UserTagRecord, // --- users ---
+  OAuthProviderRecord, // --- users ---
+  InvitationRecord, // --- users ---
+  SmartContractInterfaceRecord, // --- other resources ---
+  SmartContractInterfaceType, // --- other resources ---
+  FiatOnRampCredentialRecord, // --- other resources ---
+  FiatOnRampProvider, // --- other resources ---
+  TvcDeploymentRecord, // --- other resources ---
+  TvcDeploymentStatus, // --- other resources ---
+  OrganizationFeatureRecord, // --- other resources ---
+  LoginSessionRecord, // --- sub-organizations and sessions ---
 } from './types.js';
 
 type Row = Record<string, unknown>;
@@ -379,7 +390,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       v.createdAtMs,
     );
 
+  const users = usersParts(db); // --- users ---
+  const otherResources = otherResourcesParts(db); // --- other resources ---
+  const suborgs = suborgParts(db); // --- sub-organizations and sessions ---
   const tx: StoreTx = {
+    ...suborgs.tx, // --- sub-organizations and sessions ---
+    ...otherResources.tx, // --- other resources ---
+    ...users.tx, // --- users ---
     insertOrganization: (r) =>
       void s.insOrg.run(r.id, r.name, r.parentId, r.rootQuorumThreshold, r.createdAtMs),
     insertUser: (r) =>
@@ -584,6 +601,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const store: Store = {
+    ...suborgs.read, // --- sub-organizations and sessions ---
+    ...otherResources.read, // --- other resources ---
+    ...users.read, // --- users ---
     write<T>(fn: (t: StoreTx) => T): Promise<T> {
       if (closed) return Promise.reject(new Error('store is closed'));
       return new Promise<T>((resolve, reject) => {
@@ -736,3 +756,487 @@ function migrate(db: Database.Database): void {
     })();
   }
 }
+
+// --- users ---
+// Users, API keys, OAuth providers, user tags and invitations (issue 4); spread into the store's
+// transaction and read objects above.
+function usersParts(db: Database.Database): {
+  tx: Pick<
+    StoreTx,
+    | 'getUser'
+    | 'updateUser'
+    | 'deleteUser'
+    | 'listApiKeysOfUser'
+    | 'apiKeyPublicKeyTaken'
+    | 'deleteApiKey'
+    | 'authenticatorCredentialTaken'
+    | 'insertOAuthProvider'
+    | 'oauthProviderTaken'
+    | 'insertUserTag'
+    | 'getUserTag'
+    | 'userTagNameTaken'
+    | 'setUserTags'
+    | 'addUserToTag'
+    | 'insertInvitation'
+    | 'deleteInvitation'
+  >;
+  read: Pick<
+    Store,
+    | 'listUserTags'
+    | 'listUserTagIds'
+    | 'listAuthenticators'
+    | 'listOAuthProviders'
+    | 'getApiKey'
+    | 'listApiKeysOfOrganization'
+    | 'getInvitation'
+  >;
+} {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    user: p('SELECT * FROM users WHERE id = ?'),
+    updUser: p(
+      'UPDATE users SET name = ?, email = ?, phone_number = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
+    ),
+    delUserKeys: p('DELETE FROM api_keys WHERE user_id = ?'),
+    delUserAuths: p('DELETE FROM authenticators WHERE user_id = ?'),
+    delUserOauth: p('DELETE FROM oauth_providers WHERE user_id = ?'),
+    delUserTags: p('DELETE FROM user_tag_members WHERE user_id = ?'),
+    delUser: p('DELETE FROM users WHERE organization_id = ? AND id = ?'),
+    keysOfUser: p('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at_ms, id'),
+    keyTaken: p('SELECT 1 FROM api_keys WHERE organization_id = ? AND public_key = ?'),
+    delKey: p('DELETE FROM api_keys WHERE user_id = ? AND id = ?'),
+    credTaken: p('SELECT 1 FROM authenticators WHERE organization_id = ? AND credential_id = ?'),
+    insOauth: p(
+      `INSERT INTO oauth_providers (id, user_id, organization_id, name, issuer, audience, subject, created_at_ms)
+       VALUES (?,?,?,?,?,?,?,?)`,
+    ),
+    oauthTaken: p(
+      'SELECT 1 FROM oauth_providers WHERE organization_id = ? AND issuer = ? AND audience = ? AND subject = ?',
+    ),
+    insTag: p(
+      'INSERT INTO user_tags (id, organization_id, name, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?)',
+    ),
+    tag: p('SELECT * FROM user_tags WHERE organization_id = ? AND id = ?'),
+    tagName: p('SELECT 1 FROM user_tags WHERE organization_id = ? AND name = ?'),
+    insMember: p('INSERT INTO user_tag_members (tag_id, user_id) VALUES (?,?) ON CONFLICT DO NOTHING'),
+    tags: p('SELECT * FROM user_tags WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    tagIdsOfUser: p(
+      `SELECT m.tag_id FROM user_tag_members m JOIN user_tags t ON t.id = m.tag_id
+       WHERE m.user_id = ? ORDER BY t.created_at_ms, t.id`,
+    ),
+    authsOfUser: p('SELECT * FROM authenticators WHERE user_id = ? ORDER BY created_at_ms, id'),
+    oauthOfUser: p('SELECT * FROM oauth_providers WHERE user_id = ? ORDER BY created_at_ms, id'),
+    key: p('SELECT * FROM api_keys WHERE organization_id = ? AND id = ?'),
+    keysOfOrg: p('SELECT * FROM api_keys WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    insInvitation: p(
+      `INSERT INTO invitations (id, organization_id, receiver_user_name, receiver_email, receiver_tags_json, access_type, sender_user_id, status, created_at_ms, updated_at_ms)
+       VALUES (?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    delInvitation: p('DELETE FROM invitations WHERE organization_id = ? AND id = ?'),
+    invitation: p('SELECT * FROM invitations WHERE organization_id = ? AND id = ?'),
+  };
+  const row = (v: unknown): Row | undefined => v as Row | undefined;
+  const rows = (v: unknown): Row[] => v as Row[];
+  const toTag = (r: Row): UserTagRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    name: str(r.name),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  const toOauth = (r: Row): OAuthProviderRecord => ({
+    id: str(r.id),
+    userId: str(r.user_id),
+    organizationId: str(r.organization_id),
+    name: str(r.name),
+    issuer: str(r.issuer),
+    audience: str(r.audience),
+    subject: str(r.subject),
+    createdAtMs: num(r.created_at_ms),
+  });
+  const toInvitation = (r: Row): InvitationRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    receiverUserName: str(r.receiver_user_name),
+    receiverEmail: str(r.receiver_email),
+    receiverUserTags: JSON.parse(str(r.receiver_tags_json)) as string[],
+    accessType: str(r.access_type) as InvitationRecord['accessType'],
+    senderUserId: str(r.sender_user_id),
+    status: str(r.status) as InvitationRecord['status'],
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  return {
+    tx: {
+      getUser: (id) => {
+        const r = row(s.user.get(id));
+        return r && toUser(r);
+      },
+      updateUser: (r) =>
+        s.updUser.run(r.name, r.email, r.phoneNumber, r.updatedAtMs, r.organizationId, r.id).changes === 1,
+      deleteUser: (org, id) => {
+        const r = row(s.user.get(id));
+        if (r === undefined || str(r.organization_id) !== org) return false;
+        // Credentials and memberships first: they reference the user (foreign keys).
+        s.delUserKeys.run(id);
+        s.delUserAuths.run(id);
+        s.delUserOauth.run(id);
+        s.delUserTags.run(id);
+        return s.delUser.run(org, id).changes === 1;
+      },
+      listApiKeysOfUser: (userId) => rows(s.keysOfUser.all(userId)).map(toApiKey),
+      apiKeyPublicKeyTaken: (org, pub) => s.keyTaken.get(org, pub) !== undefined,
+      deleteApiKey: (userId, id) => s.delKey.run(userId, id).changes === 1,
+      authenticatorCredentialTaken: (org, cred) => s.credTaken.get(org, cred) !== undefined,
+      insertOAuthProvider: (r) =>
+        void s.insOauth.run(
+          r.id,
+          r.userId,
+          r.organizationId,
+          r.name,
+          r.issuer,
+          r.audience,
+          r.subject,
+          r.createdAtMs,
+        ),
+      oauthProviderTaken: (org, iss, aud, sub) => s.oauthTaken.get(org, iss, aud, sub) !== undefined,
+      insertUserTag: (r) => void s.insTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs),
+      getUserTag: (org, id) => {
+        const r = row(s.tag.get(org, id));
+        return r && toTag(r);
+      },
+      userTagNameTaken: (org, name) => s.tagName.get(org, name) !== undefined,
+      setUserTags: (userId, tagIds) => {
+        s.delUserTags.run(userId);
+        for (const t of tagIds) s.insMember.run(t, userId);
+      },
+      addUserToTag: (tagId, userId) => void s.insMember.run(tagId, userId),
+      insertInvitation: (r) =>
+        void s.insInvitation.run(
+          r.id,
+          r.organizationId,
+          r.receiverUserName,
+          r.receiverEmail,
+          JSON.stringify(r.receiverUserTags),
+          r.accessType,
+          r.senderUserId,
+          r.status,
+          r.createdAtMs,
+          r.updatedAtMs,
+        ),
+      deleteInvitation: (org, id) => s.delInvitation.run(org, id).changes === 1,
+    },
+    read: {
+      listUserTags: async (org) => rows(s.tags.all(org)).map(toTag),
+      listUserTagIds: async (userId) => rows(s.tagIdsOfUser.all(userId)).map((r) => str(r.tag_id)),
+      listAuthenticators: async (userId) => rows(s.authsOfUser.all(userId)).map(toAuthenticator),
+      listOAuthProviders: async (userId) => rows(s.oauthOfUser.all(userId)).map(toOauth),
+      getApiKey: async (org, id) => {
+        const r = row(s.key.get(org, id));
+        return r && toApiKey(r);
+      },
+      listApiKeysOfOrganization: async (org) => rows(s.keysOfOrg.all(org)).map(toApiKey),
+      getInvitation: async (org, id) => {
+        const r = row(s.invitation.get(org, id));
+        return r && toInvitation(r);
+      },
+    },
+  };
+}
+// --- end users ---
+
+// --- other resources ---
+// Smart contract interfaces, fiat on-ramp credentials, TVC deployments and organization features
+// (issue 4); spread into the store's transaction and read objects above.
+type OtherResourcesTx = Pick<
+  StoreTx,
+  | 'insertSmartContractInterface'
+  | 'smartContractInterfaceExists'
+  | 'deleteSmartContractInterface'
+  | 'insertFiatOnRampCredential'
+  | 'getFiatOnRampCredential'
+  | 'fiatOnRampCredentialTaken'
+  | 'updateFiatOnRampCredential'
+  | 'deleteFiatOnRampCredential'
+  | 'insertTvcDeployment'
+  | 'getTvcDeployment'
+  | 'setTvcDeploymentStatus'
+  | 'setOrganizationFeature'
+  | 'removeOrganizationFeature'
+  | 'listOrganizationFeatures'
+>;
+type OtherResourcesRead = Pick<
+  Store,
+  | 'getSmartContractInterface'
+  | 'listSmartContractInterfaces'
+  | 'listFiatOnRampCredentials'
+  | 'getTvcDeployment'
+  | 'listTvcDeployments'
+  | 'listOrganizationFeatures'
+>;
+
+/** Ethereum addresses compare case-insensitively (EIP-55 is only a checksum); Solana's are base58. */
+const interfaceAddressKey = (type: SmartContractInterfaceType, address: string): string =>
+  type === 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' ? address.toLowerCase() : address;
+
+function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; read: OtherResourcesRead } {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    insSci: p(
+      `INSERT INTO smart_contract_interfaces (id, organization_id, type, address, address_key, interface_json, label, notes, created_at_ms, updated_at_ms)
+       VALUES (?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    sciExists: p(
+      'SELECT 1 FROM smart_contract_interfaces WHERE organization_id = ? AND type = ? AND address_key = ?',
+    ),
+    delSci: p('DELETE FROM smart_contract_interfaces WHERE organization_id = ? AND id = ?'),
+    sci: p('SELECT * FROM smart_contract_interfaces WHERE organization_id = ? AND id = ?'),
+    scis: p('SELECT * FROM smart_contract_interfaces WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    insFiat: p(
+      `INSERT INTO fiat_on_ramp_credentials (id, organization_id, provider, project_id, publishable_api_key, sealed_secret_api_key, sealed_private_api_key, sandbox_mode, created_at_ms, updated_at_ms)
+       VALUES (?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    fiat: p('SELECT * FROM fiat_on_ramp_credentials WHERE organization_id = ? AND id = ?'),
+    fiats: p('SELECT * FROM fiat_on_ramp_credentials WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    fiatTaken: p(
+      'SELECT 1 FROM fiat_on_ramp_credentials WHERE organization_id = ? AND provider = ? AND sandbox_mode = ? AND id <> ?',
+    ),
+    updFiat: p(
+      `UPDATE fiat_on_ramp_credentials SET provider = ?, project_id = ?, publishable_api_key = ?, sealed_secret_api_key = ?,
+       sealed_private_api_key = ?, sandbox_mode = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?`,
+    ),
+    delFiat: p('DELETE FROM fiat_on_ramp_credentials WHERE organization_id = ? AND id = ?'),
+    insTvc: p(
+      `INSERT INTO tvc_deployments (id, organization_id, app_id, manifest_id, status, spec_json, sealed_pull_secret, created_at_ms, updated_at_ms)
+       VALUES (?,?,?,?,?,?,?,?,?)`,
+    ),
+    tvc: p('SELECT * FROM tvc_deployments WHERE organization_id = ? AND id = ?'),
+    tvcs: p('SELECT * FROM tvc_deployments WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    tvcsOfApp: p(
+      'SELECT * FROM tvc_deployments WHERE organization_id = ? AND app_id = ? ORDER BY created_at_ms, id',
+    ),
+    tvcStatus: p(
+      'UPDATE tvc_deployments SET status = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ? AND status = ?',
+    ),
+    setFeature: p(
+      `INSERT INTO organization_features (organization_id, name, value, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?)
+       ON CONFLICT (organization_id, name) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
+    ),
+    delFeature: p('DELETE FROM organization_features WHERE organization_id = ? AND name = ?'),
+    features: p('SELECT * FROM organization_features WHERE organization_id = ? ORDER BY name'),
+  };
+  const get = (st: Database.Statement, ...a: unknown[]) => st.get(...a) as Row | undefined;
+  const all = (st: Database.Statement, ...a: unknown[]) => st.all(...a) as Row[];
+
+  const toSci = (r: Row): SmartContractInterfaceRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    type: str(r.type) as SmartContractInterfaceType,
+    address: str(r.address),
+    interfaceJson: str(r.interface_json),
+    label: str(r.label),
+    notes: str(r.notes),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  const toFiat = (r: Row): FiatOnRampCredentialRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    provider: str(r.provider) as FiatOnRampProvider,
+    projectId: nstr(r.project_id),
+    publishableApiKey: str(r.publishable_api_key),
+    sealedSecretApiKey: bytes(r.sealed_secret_api_key),
+    sealedPrivateApiKey: r.sealed_private_api_key === null ? null : bytes(r.sealed_private_api_key),
+    sandboxMode: num(r.sandbox_mode) === 1,
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  const toTvc = (r: Row): TvcDeploymentRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    appId: str(r.app_id),
+    manifestId: str(r.manifest_id),
+    status: str(r.status) as TvcDeploymentStatus,
+    specJson: str(r.spec_json),
+    sealedPullSecret: r.sealed_pull_secret === null ? null : bytes(r.sealed_pull_secret),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  const toFeature = (r: Row): OrganizationFeatureRecord => ({
+    organizationId: str(r.organization_id),
+    name: str(r.name),
+    value: str(r.value),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  const getFiat = (org: string, id: string) => {
+    const r = get(s.fiat, org, id);
+    return r && toFiat(r);
+  };
+  const getTvc = (org: string, id: string) => {
+    const r = get(s.tvc, org, id);
+    return r && toTvc(r);
+  };
+  const features = (org: string) => all(s.features, org).map(toFeature);
+
+  return {
+    tx: {
+      insertSmartContractInterface: (r) =>
+        void s.insSci.run(
+          r.id,
+          r.organizationId,
+          r.type,
+          r.address,
+          interfaceAddressKey(r.type, r.address),
+          r.interfaceJson,
+          r.label,
+          r.notes,
+          r.createdAtMs,
+          r.updatedAtMs,
+        ),
+      smartContractInterfaceExists: (org, type, address) =>
+        get(s.sciExists, org, type, interfaceAddressKey(type, address)) !== undefined,
+      deleteSmartContractInterface: (org, id) => s.delSci.run(org, id).changes === 1,
+      insertFiatOnRampCredential: (r) =>
+        void s.insFiat.run(
+          r.id,
+          r.organizationId,
+          r.provider,
+          r.projectId,
+          r.publishableApiKey,
+          r.sealedSecretApiKey,
+          r.sealedPrivateApiKey,
+          b(r.sandboxMode),
+          r.createdAtMs,
+          r.updatedAtMs,
+        ),
+      getFiatOnRampCredential: getFiat,
+      fiatOnRampCredentialTaken: (org, provider, sandbox, exceptId) =>
+        get(s.fiatTaken, org, provider, b(sandbox), exceptId ?? '') !== undefined,
+      updateFiatOnRampCredential: (r) =>
+        s.updFiat.run(
+          r.provider,
+          r.projectId,
+          r.publishableApiKey,
+          r.sealedSecretApiKey,
+          r.sealedPrivateApiKey,
+          b(r.sandboxMode),
+          r.updatedAtMs,
+          r.organizationId,
+          r.id,
+        ).changes === 1,
+      deleteFiatOnRampCredential: (org, id) => s.delFiat.run(org, id).changes === 1,
+      insertTvcDeployment: (r) =>
+        void s.insTvc.run(
+          r.id,
+          r.organizationId,
+          r.appId,
+          r.manifestId,
+          r.status,
+          r.specJson,
+          r.sealedPullSecret,
+          r.createdAtMs,
+          r.updatedAtMs,
+        ),
+      getTvcDeployment: getTvc,
+      setTvcDeploymentStatus: (org, id, expected, next, nowMs) =>
+        s.tvcStatus.run(next, nowMs, org, id, expected).changes === 1,
+      setOrganizationFeature: (org, name, value, nowMs) =>
+        void s.setFeature.run(org, name, value, nowMs, nowMs),
+      removeOrganizationFeature: (org, name) => s.delFeature.run(org, name).changes === 1,
+      listOrganizationFeatures: features,
+    },
+    read: {
+      getSmartContractInterface: async (org, id) => {
+        const r = get(s.sci, org, id);
+        return r && toSci(r);
+      },
+      listSmartContractInterfaces: async (org) => all(s.scis, org).map(toSci),
+      listFiatOnRampCredentials: async (org) => all(s.fiats, org).map(toFiat),
+      getTvcDeployment: async (org, id) => getTvc(org, id),
+      listTvcDeployments: async (org, appId) =>
+        (appId === undefined ? all(s.tvcs, org) : all(s.tvcsOfApp, org, appId)).map(toTvc),
+      listOrganizationFeatures: async (org) => features(org),
+    },
+  };
+}
+// --- end other resources ---
+
+// --- sub-organizations and sessions ---
+// Sub-organization listing, stamp_login session keys and used verification tokens (issue 4); spread
+// into the store's transaction and read objects above.
+function suborgParts(db: Database.Database): {
+  tx: Pick<
+    StoreTx,
+    'insertLoginSession' | 'deleteLoginSessionKeys' | 'consumeVerificationToken' | 'subOrganizationNameTaken'
+  >;
+  read: Pick<Store, 'listSubOrganizationIds'>;
+} {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    insSession: p(
+      'INSERT INTO login_sessions (api_key_id, user_id, organization_id, expires_at_ms, created_at_ms) VALUES (?,?,?,?,?)',
+    ),
+    sessionKeys: p(
+      'SELECT api_key_id FROM login_sessions WHERE user_id = ? ORDER BY created_at_ms, api_key_id',
+    ),
+    // The session row goes with its key (ON DELETE CASCADE); deleted explicitly too, so the
+    // outcome does not hang on the foreign_keys pragma.
+    delSession: p('DELETE FROM login_sessions WHERE api_key_id = ?'),
+    delKey: p('DELETE FROM api_keys WHERE id = ?'),
+    useToken: p(
+      'INSERT INTO used_verification_tokens (id, organization_id, used_at_ms) VALUES (?,?,?) ON CONFLICT (id) DO NOTHING',
+    ),
+    subName: p('SELECT 1 FROM organizations WHERE parent_id = ? AND name = ?'),
+  };
+  // One statement per filter; the value is compared exactly except emails (case-insensitive) and
+  // public keys (stored lower-case hex).
+  const base = 'SELECT o.id FROM organizations o WHERE o.parent_id = ? AND o.id > ? AND o.id < ?';
+  const tail = ' ORDER BY o.id LIMIT ?';
+  const filters = {
+    NONE: p(base + tail),
+    NAME: p(`${base} AND o.name = ?${tail}`),
+    USERNAME: p(
+      `${base} AND EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.name = ?)${tail}`,
+    ),
+    EMAIL: p(
+      `${base} AND EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND lower(u.email) = lower(?))${tail}`,
+    ),
+    PHONE_NUMBER: p(
+      `${base} AND EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number = ?)${tail}`,
+    ),
+    PUBLIC_KEY: p(
+      `${base} AND EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.public_key = lower(?))${tail}`,
+    ),
+    CREDENTIAL_ID: p(
+      `${base} AND EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.credential_id = ?)${tail}`,
+    ),
+  };
+  return {
+    tx: {
+      insertLoginSession: (r: LoginSessionRecord) =>
+        void s.insSession.run(r.apiKeyId, r.userId, r.organizationId, r.expiresAtMs, r.createdAtMs),
+      deleteLoginSessionKeys: (userId) => {
+        const ids = (s.sessionKeys.all(userId) as Row[]).map((r) => str(r.api_key_id));
+        for (const id of ids) {
+          s.delSession.run(id);
+          s.delKey.run(id);
+        }
+        return ids;
+      },
+      consumeVerificationToken: (id, org, nowMs) => s.useToken.run(id, org, nowMs).changes === 1,
+      subOrganizationNameTaken: (parentId, name) => s.subName.get(parentId, name) !== undefined,
+    },
+    read: {
+      listSubOrganizationIds: async (parentId, filter, page) => {
+        const range = [parentId, page.after ?? '', page.before ?? '\uffff'];
+        const out =
+          filter === undefined
+            ? filters.NONE.all(...range, page.limit)
+            : filters[filter.type].all(...range, filter.value, page.limit);
+        return (out as Row[]).map((r) => str(r.id));
+      },
+    },
+  };
+}
+// --- end sub-organizations and sessions ---

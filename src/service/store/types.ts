@@ -293,3 +293,255 @@ export interface Store {
   getServiceKey(id: string): Promise<ServiceKeyRecord | undefined>;
   close(): Promise<void>;
 }
+
+// --- users ---
+// Users, API keys, authenticators, OAuth providers, user tags and invitations (issue 4). The store
+// interfaces are extended here by declaration merging so this area stays one block.
+
+export interface UserTagRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface OAuthProviderRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly subject: string;
+  readonly createdAtMs: number;
+}
+
+export const INVITATION_ACCESS_TYPES = ['ACCESS_TYPE_WEB', 'ACCESS_TYPE_API', 'ACCESS_TYPE_ALL'] as const;
+export type InvitationAccessType = (typeof INVITATION_ACCESS_TYPES)[number];
+
+export interface InvitationRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly receiverUserName: string;
+  readonly receiverEmail: string;
+  /** User tag ids. */
+  readonly receiverUserTags: readonly string[];
+  readonly accessType: InvitationAccessType;
+  readonly senderUserId: string;
+  readonly status: 'INVITATION_STATUS_CREATED' | 'INVITATION_STATUS_ACCEPTED' | 'INVITATION_STATUS_REVOKED';
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface StoreTx {
+  getUser(id: string): UserRecord | undefined;
+  /** Replaces a user's name, email and phone number; false if no such user in the organization. */
+  updateUser(r: UserRecord): boolean;
+  /** Deletes a user with its API keys, authenticators, OAuth providers and tag memberships. */
+  deleteUser(organizationId: string, id: string): boolean;
+  listApiKeysOfUser(userId: string): ApiKeyRecord[];
+  /** True if an API key with this public key exists in the organization. */
+  apiKeyPublicKeyTaken(organizationId: string, publicKey: string): boolean;
+  /** False if no such key of this user. */
+  deleteApiKey(userId: string, id: string): boolean;
+  /** True if an authenticator with this credential id exists in the organization. */
+  authenticatorCredentialTaken(organizationId: string, credentialId: string): boolean;
+  insertOAuthProvider(r: OAuthProviderRecord): void;
+  /** True if a user of the organization already has a provider with this (issuer, audience, subject). */
+  oauthProviderTaken(organizationId: string, issuer: string, audience: string, subject: string): boolean;
+  insertUserTag(r: UserTagRecord): void;
+  getUserTag(organizationId: string, id: string): UserTagRecord | undefined;
+  userTagNameTaken(organizationId: string, name: string): boolean;
+  /** Replaces the tags of a user. */
+  setUserTags(userId: string, tagIds: readonly string[]): void;
+  addUserToTag(tagId: string, userId: string): void;
+  insertInvitation(r: InvitationRecord): void;
+  /** False if no such invitation in the organization. */
+  deleteInvitation(organizationId: string, id: string): boolean;
+}
+
+export interface Store {
+  /** Oldest first. */
+  listUserTags(organizationId: string): Promise<UserTagRecord[]>;
+  /** Tag ids of a user. */
+  listUserTagIds(userId: string): Promise<string[]>;
+  listAuthenticators(userId: string): Promise<AuthenticatorRecord[]>;
+  listOAuthProviders(userId: string): Promise<OAuthProviderRecord[]>;
+  getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** Every API key of the organization's users, oldest first. */
+  listApiKeysOfOrganization(organizationId: string): Promise<ApiKeyRecord[]>;
+  getInvitation(organizationId: string, id: string): Promise<InvitationRecord | undefined>;
+}
+// --- end users ---
+
+// --- other resources ---
+// Smart contract interfaces, fiat on-ramp credentials, TVC deployments and organization features
+// (issue 4), added to the store interfaces by declaration merging so this area stays one block.
+
+export const SMART_CONTRACT_INTERFACE_TYPES = [
+  'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+  'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+] as const;
+export type SmartContractInterfaceType = (typeof SMART_CONTRACT_INTERFACE_TYPES)[number];
+
+export interface SmartContractInterfaceRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly type: SmartContractInterfaceType;
+  readonly address: string;
+  /** The ABI (a JSON array) or IDL (a JSON object) as submitted. */
+  readonly interfaceJson: string;
+  readonly label: string;
+  readonly notes: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const FIAT_ON_RAMP_PROVIDERS = [
+  'FIAT_ON_RAMP_PROVIDER_COINBASE',
+  'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+] as const;
+export type FiatOnRampProvider = (typeof FIAT_ON_RAMP_PROVIDERS)[number];
+
+export interface FiatOnRampCredentialRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly provider: FiatOnRampProvider;
+  readonly projectId: string | null;
+  readonly publishableApiKey: string;
+  /** Sealed by the vault (AAD = `<id>/encryptedSecretApiKey`). */
+  readonly sealedSecretApiKey: Uint8Array;
+  /** Sealed by the vault (AAD = `<id>/encryptedPrivateApiKey`); null when not given. */
+  readonly sealedPrivateApiKey: Uint8Array | null;
+  readonly sandboxMode: boolean;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const TVC_DEPLOYMENT_STATUSES = ['ACTIVE', 'DELETED'] as const;
+export type TvcDeploymentStatus = (typeof TVC_DEPLOYMENT_STATUSES)[number];
+
+export interface TvcDeploymentRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly appId: string;
+  readonly manifestId: string;
+  readonly status: TvcDeploymentStatus;
+  /** The validated create_tvc_deployment fields but the pull secret, as JSON text. */
+  readonly specJson: string;
+  /** Sealed by the vault (AAD = `<id>/pivotContainerEncryptedPullSecret`); null when not given. */
+  readonly sealedPullSecret: Uint8Array | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface OrganizationFeatureRecord {
+  readonly organizationId: string;
+  /** FEATURE_NAME_… */
+  readonly name: string;
+  readonly value: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface StoreTx {
+  insertSmartContractInterface(r: SmartContractInterfaceRecord): void;
+  /** True if the organization has an interface of this type for this address (any case for Ethereum). */
+  smartContractInterfaceExists(
+    organizationId: string,
+    type: SmartContractInterfaceType,
+    address: string,
+  ): boolean;
+  /** False if no such interface in the organization. */
+  deleteSmartContractInterface(organizationId: string, id: string): boolean;
+  insertFiatOnRampCredential(r: FiatOnRampCredentialRecord): void;
+  getFiatOnRampCredential(organizationId: string, id: string): FiatOnRampCredentialRecord | undefined;
+  /** True if another credential of the organization (not `exceptId`) has this provider and mode. */
+  fiatOnRampCredentialTaken(
+    organizationId: string,
+    provider: FiatOnRampProvider,
+    sandboxMode: boolean,
+    exceptId?: string,
+  ): boolean;
+  /** Replaces a credential's fields; false if no such credential in the organization. */
+  updateFiatOnRampCredential(r: FiatOnRampCredentialRecord): boolean;
+  /** Deletes the credential with its sealed secrets; false if no such credential. */
+  deleteFiatOnRampCredential(organizationId: string, id: string): boolean;
+  insertTvcDeployment(r: TvcDeploymentRecord): void;
+  getTvcDeployment(organizationId: string, id: string): TvcDeploymentRecord | undefined;
+  /** Moves a deployment from `expected` to `next` (compare-and-set); false if it was not `expected`. */
+  setTvcDeploymentStatus(
+    organizationId: string,
+    id: string,
+    expected: TvcDeploymentStatus,
+    next: TvcDeploymentStatus,
+    nowMs: number,
+  ): boolean;
+  /** Sets (inserting or replacing) one feature of the organization. */
+  setOrganizationFeature(organizationId: string, name: string, value: string, nowMs: number): void;
+  /** False if the organization does not have the feature. */
+  removeOrganizationFeature(organizationId: string, name: string): boolean;
+  /** Ordered by name. */
+  listOrganizationFeatures(organizationId: string): OrganizationFeatureRecord[];
+}
+
+export interface Store {
+  getSmartContractInterface(
+    organizationId: string,
+    id: string,
+  ): Promise<SmartContractInterfaceRecord | undefined>;
+  /** Oldest first. */
+  listSmartContractInterfaces(organizationId: string): Promise<SmartContractInterfaceRecord[]>;
+  /** Oldest first. */
+  listFiatOnRampCredentials(organizationId: string): Promise<FiatOnRampCredentialRecord[]>;
+  getTvcDeployment(organizationId: string, id: string): Promise<TvcDeploymentRecord | undefined>;
+  /** Oldest first; every app's when `appId` is undefined. */
+  listTvcDeployments(organizationId: string, appId: string | undefined): Promise<TvcDeploymentRecord[]>;
+  /** Ordered by name (the webhook issue reads FEATURE_NAME_WEBHOOK here). */
+  listOrganizationFeatures(organizationId: string): Promise<OrganizationFeatureRecord[]>;
+}
+// --- end other resources ---
+
+// --- sub-organizations and sessions ---
+// Sub-organization listing, stamp_login session keys and used verification tokens (issue 4), added
+// to the store interfaces by declaration merging so this area stays one block.
+
+/** A stamp_login session: the API key row (with its expiry) is the credential; this marks it a login key. */
+export interface LoginSessionRecord {
+  readonly apiKeyId: string;
+  readonly userId: string;
+  readonly organizationId: string;
+  readonly expiresAtMs: number;
+  readonly createdAtMs: number;
+}
+
+export const SUB_ORGANIZATION_FILTER_TYPES = [
+  'NAME',
+  'USERNAME',
+  'EMAIL',
+  'PHONE_NUMBER',
+  'PUBLIC_KEY',
+  'CREDENTIAL_ID',
+] as const;
+export type SubOrganizationFilterType = (typeof SUB_ORGANIZATION_FILTER_TYPES)[number];
+
+export interface StoreTx {
+  insertLoginSession(r: LoginSessionRecord): void;
+  /** Deletes every login-session API key of the user; returns their ids. */
+  deleteLoginSessionKeys(userId: string): string[];
+  /** Records a verification token as used; false (nothing written) if it already was. */
+  consumeVerificationToken(id: string, organizationId: string, nowMs: number): boolean;
+  /** True if a sub-organization of `parentId` already has this name. */
+  subOrganizationNameTaken(parentId: string, name: string): boolean;
+}
+
+export interface Store {
+  /** Ids of the sub-organizations of `parentId`, ascending, optionally filtered. */
+  listSubOrganizationIds(
+    parentId: string,
+    filter: { readonly type: SubOrganizationFilterType; readonly value: string } | undefined,
+    page: ListPage,
+  ): Promise<string[]>;
+}
+// --- end sub-organizations and sessions ---

@@ -1,0 +1,96 @@
+/**
+ * stamp_login (turnkey-api.md 9.1): the caller's stamp proves who they are; the client's new P-256
+ * key becomes a short-lived API key of the caller, and the session JWT (signed by the service key)
+ * tells the client its claims. The JWT never authenticates anything itself: the session key's
+ * stamps do, until the key expires (401 "expired api key").
+ */
+import { randomUUID } from 'node:crypto';
+import { CountersignError, invalid } from '../../shared/errors.js';
+import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { signSessionJwt } from '../keys/jwt.js';
+import { p256Key } from '../api/stamp.js';
+import type { ApiKeyRecord } from '../store/types.js';
+import { optBool, reqString, type Params } from './params.js';
+import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+
+const PREFIX = 'parameters';
+/** 15 minutes when `expirationSeconds` is omitted (seed section 8). */
+export const DEFAULT_SESSION_SECONDS = 900;
+/** One year: a longer "session" is a long-lived key and should be created as one. */
+const MAX_SESSION_SECONDS = 365 * 24 * 60 * 60;
+
+function sessionSeconds(p: Params): number {
+  const field = `${PREFIX}.expirationSeconds`;
+  const v = p.expirationSeconds;
+  if (v === undefined || v === null || v === '') return DEFAULT_SESSION_SECONDS;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^[0-9]{1,12}$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw invalid(field, 'must be a whole number of seconds (a decimal string)');
+  if (n < 1 || n > MAX_SESSION_SECONDS) throw invalid(field, `must be between 1 and ${MAX_SESSION_SECONDS}`);
+  return n;
+}
+
+const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const publicKey = reqString(p, 'publicKey', PREFIX).toLowerCase();
+  if (!/^0[23][0-9a-f]{64}$/.test(publicKey) || p256Key(publicKey) === undefined)
+    throw invalid(
+      `${PREFIX}.publicKey`,
+      'must be a compressed P-256 public key (33 bytes, hex, 02/03 prefix)',
+    );
+  const seconds = sessionSeconds(p);
+  const invalidateExisting = optBool(p, 'invalidateExisting', PREFIX) ?? false;
+  const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+  if (signer === undefined)
+    throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'the service has no key to sign sessions with');
+  const expiresAtMs = ctx.nowMs + seconds * 1000;
+  const key: ApiKeyRecord = {
+    id: randomUUID(),
+    userId: ctx.user.id,
+    organizationId: ctx.organization.id,
+    name: `Session Key ${new Date(ctx.nowMs).toISOString()}`,
+    publicKey,
+    curve: 'API_KEY_CURVE_P256',
+    expiresAtMs,
+    createdAtMs: ctx.nowMs,
+  };
+  const session = signSessionJwt({
+    vault: ctx.vault,
+    key: signer,
+    claims: {
+      exp: Math.floor(expiresAtMs / 1000),
+      public_key: publicKey,
+      session_type: 'SESSION_TYPE_READ_WRITE',
+      user_id: ctx.user.id,
+      organization_id: ctx.organization.id,
+    },
+  });
+  return {
+    result: { session },
+    write: (tx) => {
+      if (invalidateExisting) tx.deleteLoginSessionKeys(ctx.user.id);
+      // A key already registered here would make stamps ambiguous between two credentials.
+      if (tx.apiKeyPublicKeyTaken(ctx.organization.id, publicKey))
+        throw invalid(
+          `${PREFIX}.publicKey`,
+          'is already a credential in this organization; generate a new key pair',
+        );
+      tx.insertApiKey(key);
+      tx.insertLoginSession({
+        apiKeyId: key.id,
+        userId: key.userId,
+        organizationId: key.organizationId,
+        expiresAtMs,
+        createdAtMs: ctx.nowMs,
+      });
+    },
+  };
+};
+
+export const SESSION_ACTIVITIES: readonly ActivityDefinition[] = [
+  {
+    type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+    path: 'stamp_login',
+    intentKey: 'stampLoginIntent',
+    resultKey: 'stampLoginResult',
+    run: stampLogin,
+  },
+];

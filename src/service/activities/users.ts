@@ -1,0 +1,937 @@
+/**
+ * Users and their credentials (issue 4): create_users (V2–V4), update_user, update_user_email (with
+ * the verification-token JWT of turnkey-api.md 9.2), delete_users, create_api_keys (V1, V2),
+ * delete_api_keys, create_user_tag, create_invitations and delete_invitation.
+ */
+import { randomUUID } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { p256 } from '@noble/curves/nist.js';
+import { CountersignError, invalid } from '../../shared/errors.js';
+import { bytesToHex, hexToBytes, utf8 } from '../../shared/encoding.js';
+import { isValidPublicKey } from '../../shared/secp256k1.js';
+import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import {
+  API_KEY_CURVES,
+  INVITATION_ACCESS_TYPES,
+  type ApiKeyCurve,
+  type ApiKeyRecord,
+  type AuthenticatorRecord,
+  type InvitationRecord,
+  type OAuthProviderRecord,
+  type StoreTx,
+  type UserRecord,
+  type UserTagRecord,
+} from '../store/types.js';
+import {
+  asObject,
+  isUuid,
+  notFound,
+  optString,
+  reqArray,
+  reqEnum,
+  reqString,
+  reqUuid,
+  type Params,
+} from './params.js';
+import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+
+const PREFIX = 'parameters';
+
+/** Per-user credential limits (turnkey-api.md 1.5, resource-limits). */
+export const MAX_LONG_LIVED_API_KEYS = 10;
+export const MAX_EXPIRING_API_KEYS = 10;
+export const MAX_AUTHENTICATORS = 10;
+
+// ---- small validators ----
+
+const E164_RE = /^\+[1-9][0-9]{1,14}$/;
+// Deliberately loose (RFC 5322 is not worth matching): one @, no spaces, a dot in the domain.
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function optPhone(p: Params, key: string, prefix: string): string | undefined {
+  const v = optString(p, key, prefix);
+  if (v === undefined) return undefined;
+  if (!E164_RE.test(v))
+    throw invalid(`${prefix}.${key}`, 'must be a phone number in E.164 format, e.g. +13214567890');
+  return v;
+}
+
+function checkEmail(v: string, field: string): string {
+  if (!EMAIL_RE.test(v)) throw invalid(field, 'must be an email address');
+  return v;
+}
+
+function optEmail(p: Params, key: string, prefix: string): string | undefined {
+  const v = optString(p, key, prefix);
+  return v === undefined ? undefined : checkEmail(v, `${prefix}.${key}`);
+}
+
+/** A list of distinct UUIDs (`field.i` named on the first bad one). */
+function uuidList(values: readonly unknown[], field: string, what: string): string[] {
+  const seen = new Set<string>();
+  return values.map((v, i) => {
+    if (typeof v !== 'string' || !isUuid(v)) throw invalid(`${field}.${i}`, 'must be a UUID');
+    const id = v.toLowerCase();
+    if (seen.has(id)) throw invalid(`${field}.${i}`, `the same ${what} appears twice in this request`);
+    seen.add(id);
+    return id;
+  });
+}
+
+function nonEmpty<T>(list: readonly T[], field: string, what: string): readonly T[] {
+  if (list.length === 0) throw invalid(field, `must hold at least one ${what}`);
+  return list;
+}
+
+// ---- API keys ----
+
+export interface ApiKeySpec {
+  readonly name: string;
+  readonly publicKey: string;
+  readonly curve: ApiKeyCurve;
+  readonly expirationSeconds: number | null;
+}
+
+/**
+ * Checks that `hex` is a public key of `curve` as stamps carry it: a compressed SEC1 point (33 bytes)
+ * for P-256 and secp256k1, 32 raw bytes for ed25519; returns it lower-cased.
+ */
+export function parseApiPublicKey(hex: string, curve: ApiKeyCurve, field: string): string {
+  const bytes = hexToBytes(hex, field);
+  const point = (ok: () => boolean): boolean => {
+    try {
+      return ok();
+    } catch {
+      return false;
+    }
+  };
+  switch (curve) {
+    case 'API_KEY_CURVE_P256':
+      if (bytes.length !== 33 || !point(() => (p256.Point.fromBytes(bytes), true)))
+        throw invalid(field, 'invalid public key: must be a compressed P-256 point (66 hex digits, 02/03…)');
+      break;
+    case 'API_KEY_CURVE_SECP256K1':
+      if (bytes.length !== 33 || !isValidPublicKey(bytes))
+        throw invalid(
+          field,
+          'invalid public key: must be a compressed secp256k1 point (66 hex digits, 02/03…)',
+        );
+      break;
+    case 'API_KEY_CURVE_ED25519':
+      if (bytes.length !== 32 || !point(() => (ed25519.Point.fromBytes(bytes), true)))
+        throw invalid(field, 'invalid public key: must be a 32-byte ed25519 key (64 hex digits)');
+      break;
+    default: {
+      const never: never = curve;
+      throw invalid(field, `unsupported curve ${String(never)}`);
+    }
+  }
+  return bytesToHex(bytes);
+}
+
+/**
+ * One `v1ApiKeyParamsV2` (`curveType` required) or, for the older versions, `apiApiKeyParams`
+ * (no `curveType`: a P-256 key).
+ */
+export function parseApiKeySpec(value: unknown, field: string, curveRequired: boolean): ApiKeySpec {
+  const o = asObject(value, field);
+  const name = reqString(o, 'apiKeyName', field);
+  const curve =
+    curveRequired || (o.curveType !== undefined && o.curveType !== null)
+      ? reqEnum(o, 'curveType', field, API_KEY_CURVES)
+      : 'API_KEY_CURVE_P256';
+  const publicKey = parseApiPublicKey(reqString(o, 'publicKey', field), curve, `${field}.publicKey`);
+  const exp = o.expirationSeconds;
+  let expirationSeconds: number | null = null;
+  if (exp !== undefined && exp !== null) {
+    const text = typeof exp === 'number' ? String(exp) : exp;
+    if (typeof text !== 'string' || !/^[1-9][0-9]{0,11}$/.test(text))
+      throw invalid(`${field}.expirationSeconds`, 'must be a positive decimal number of seconds');
+    expirationSeconds = Number(text);
+  }
+  return { name, publicKey, curve, expirationSeconds };
+}
+
+function parseApiKeySpecs(list: readonly unknown[], field: string, curveRequired: boolean): ApiKeySpec[] {
+  const specs = list.map((k, i) => parseApiKeySpec(k, `${field}.${i}`, curveRequired));
+  const seen = new Set<string>();
+  specs.forEach((s, i) => {
+    if (seen.has(s.publicKey))
+      throw invalid(`${field}.${i}.publicKey`, 'the same public key appears twice in this request');
+    seen.add(s.publicKey);
+  });
+  return specs;
+}
+
+function apiKeyRecord(spec: ApiKeySpec, userId: string, organizationId: string, nowMs: number): ApiKeyRecord {
+  return {
+    id: randomUUID(),
+    userId,
+    organizationId,
+    name: spec.name,
+    publicKey: spec.publicKey,
+    curve: spec.curve,
+    expiresAtMs: spec.expirationSeconds === null ? null : nowMs + spec.expirationSeconds * 1000,
+    createdAtMs: nowMs,
+  };
+}
+
+/**
+ * Inserts API keys for a user inside the write transaction: refuses a public key the organization
+ * already knows (a stamp must name one user) and more than the per-user limits of live keys.
+ * FIELD_INVALID stands in for a RESOURCE_EXHAUSTED-class code (HTTP 429) that errors.ts lacks.
+ */
+export function insertApiKeys(
+  tx: StoreTx,
+  records: readonly ApiKeyRecord[],
+  field: (i: number) => string,
+  nowMs: number,
+): void {
+  const byUser = new Map<string, ApiKeyRecord[]>();
+  records.forEach((r, i) => {
+    if (tx.apiKeyPublicKeyTaken(r.organizationId, r.publicKey))
+      throw invalid(
+        `${field(i)}.publicKey`,
+        'an API key with this public key already exists in the organization',
+      );
+    tx.insertApiKey(r);
+    byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r]);
+  });
+  for (const [userId, added] of byUser) {
+    const keys = tx.listApiKeysOfUser(userId);
+    const longLived = keys.filter((k) => k.expiresAtMs === null).length;
+    // Expired keys can no longer stamp, so they do not count against the limit.
+    const expiring = keys.filter((k) => k.expiresAtMs !== null && k.expiresAtMs > nowMs).length;
+    const first = records.indexOf(added[0] as ApiKeyRecord);
+    if (longLived > MAX_LONG_LIVED_API_KEYS)
+      throw invalid(
+        field(first).replace(/\.[0-9]+$/, ''),
+        `user has exceeded maximum long-lived api keys (${MAX_LONG_LIVED_API_KEYS})`,
+        'RESOURCE_LIMIT_EXCEEDED',
+      );
+    if (expiring > MAX_EXPIRING_API_KEYS)
+      throw invalid(
+        field(first).replace(/\.[0-9]+$/, ''),
+        `user has exceeded maximum short-lived api keys (${MAX_EXPIRING_API_KEYS})`,
+        'RESOURCE_LIMIT_EXCEEDED',
+      );
+  }
+}
+
+// ---- authenticators (WebAuthn attestation, W3C WebAuthn §6.5) ----
+
+type Cbor = number | bigint | string | Uint8Array | boolean | null | Cbor[] | Map<Cbor, Cbor>;
+
+/**
+ * A strict decoder for the CBOR subset WebAuthn uses (RFC 8949: unsigned and negative integers, byte
+ * and text strings, arrays, maps, false/true/null; definite lengths only). Returns the value and the
+ * offset after it; throws a plain Error on anything else, which callers turn into a field error.
+ */
+export function decodeCbor(buf: Uint8Array, start = 0, depth = 0): { value: Cbor; end: number } {
+  if (depth > 16) throw new Error('CBOR nested too deeply');
+  let off = start;
+  const byte = (): number => {
+    const b = buf[off++];
+    if (b === undefined) throw new Error('CBOR truncated');
+    return b;
+  };
+  const head = byte();
+  const major = head >> 5;
+  const info = head & 0x1f;
+  let arg: bigint;
+  if (info < 24) arg = BigInt(info);
+  else if (info <= 27) {
+    const n = 1 << (info - 24);
+    arg = 0n;
+    for (let i = 0; i < n; i++) arg = (arg << 8n) | BigInt(byte());
+  } else throw new Error('CBOR indefinite lengths and reserved values are not supported');
+  const len = (): number => {
+    if (arg > BigInt(buf.length)) throw new Error('CBOR length exceeds input');
+    return Number(arg);
+  };
+  switch (major) {
+    case 0:
+      return { value: arg <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(arg) : arg, end: off };
+    case 1: {
+      const v = -1n - arg;
+      return { value: v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v, end: off };
+    }
+    case 2:
+    case 3: {
+      const n = len();
+      if (off + n > buf.length) throw new Error('CBOR truncated');
+      const bytes = Uint8Array.from(buf.subarray(off, off + n));
+      return {
+        value: major === 2 ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes),
+        end: off + n,
+      };
+    }
+    case 4: {
+      const n = len();
+      const out: Cbor[] = [];
+      for (let i = 0; i < n; i++) {
+        const item = decodeCbor(buf, off, depth + 1);
+        out.push(item.value);
+        off = item.end;
+      }
+      return { value: out, end: off };
+    }
+    case 5: {
+      const n = len();
+      const out = new Map<Cbor, Cbor>();
+      for (let i = 0; i < n; i++) {
+        const k = decodeCbor(buf, off, depth + 1);
+        const v = decodeCbor(buf, k.end, depth + 1);
+        if (out.has(k.value)) throw new Error('CBOR map has a duplicate key');
+        out.set(k.value, v.value);
+        off = v.end;
+      }
+      return { value: out, end: off };
+    }
+    case 7:
+      if (info === 20) return { value: false, end: off };
+      if (info === 21) return { value: true, end: off };
+      if (info === 22) return { value: null, end: off };
+      throw new Error('CBOR simple value or float is not supported');
+    default:
+      throw new Error(`CBOR tags (major type ${major}) are not supported`);
+  }
+}
+
+export interface AttestedCredential {
+  /** base64url (no padding) of the credential id, as assertions name it. */
+  readonly credentialId: string;
+  /** Compressed P-256 public key, hex. */
+  readonly publicKey: string;
+}
+
+const b64url = (s: string, field: string): Uint8Array => {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(s)) throw invalid(field, 'must be base64url');
+  return new Uint8Array(Buffer.from(s, 'base64url'));
+};
+
+/**
+ * Reads the credential a WebAuthn registration created: `attestationObject` (CBOR `{fmt, attStmt,
+ * authData}`) → authenticator data with attested credential data → COSE_Key (RFC 9053: kty 2 EC2,
+ * alg -7 ES256, crv 1 P-256). Checks `clientDataJson` is a `webauthn.create` over `challenge` and that
+ * the credential id matches. The attestation statement itself is not verified (no trust anchors:
+ * the same as attestation "none"); only ES256 credentials are accepted because stamps verify P-256.
+ */
+export function parseAttestation(p: Params, field: string): AttestedCredential {
+  const challenge = reqString(p, 'challenge', field);
+  const att = asObject(p.attestation, `${field}.attestation`);
+  const af = `${field}.attestation`;
+  const credentialIdBytes = b64url(reqString(att, 'credentialId', af), `${af}.credentialId`);
+  const clientDataBytes = b64url(reqString(att, 'clientDataJson', af), `${af}.clientDataJson`);
+  const attObj = b64url(reqString(att, 'attestationObject', af), `${af}.attestationObject`);
+  if (att.transports !== undefined && !Array.isArray(att.transports))
+    throw invalid(`${af}.transports`, 'must be an array');
+  let clientData: Record<string, unknown>;
+  try {
+    clientData = JSON.parse(Buffer.from(clientDataBytes).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw invalid(`${af}.clientDataJson`, 'is not base64url-encoded JSON');
+  }
+  if (clientData.type !== 'webauthn.create')
+    throw invalid(`${af}.clientDataJson`, "type must be 'webauthn.create'");
+  const strip = (s: string): string => s.replace(/=+$/, '');
+  if (typeof clientData.challenge !== 'string' || strip(clientData.challenge) !== strip(challenge))
+    throw invalid(`${field}.challenge`, 'does not match the challenge in clientDataJson');
+  const bad = (reason: string): CountersignError => invalid(`${af}.attestationObject`, reason);
+  let authData: Uint8Array;
+  try {
+    const top = decodeCbor(attObj);
+    if (top.end !== attObj.length || !(top.value instanceof Map)) throw new Error('not a CBOR map');
+    const ad = top.value.get('authData');
+    if (!(ad instanceof Uint8Array)) throw new Error('authData missing');
+    authData = ad;
+  } catch (e) {
+    throw bad(`is not a WebAuthn attestation object (${(e as Error).message})`);
+  }
+  // rpIdHash(32) flags(1) signCount(4) aaguid(16) credentialIdLength(2) credentialId credentialPublicKey
+  const flags = authData[32];
+  if (authData.length < 55 || flags === undefined) throw bad('authenticator data is too short');
+  if ((flags & 0x40) === 0) throw bad('authenticator data carries no attested credential (AT flag unset)');
+  const idLen = ((authData[53] as number) << 8) | (authData[54] as number);
+  if (55 + idLen > authData.length) throw bad('credential id runs past the authenticator data');
+  const credId = authData.slice(55, 55 + idLen);
+  if (Buffer.compare(Buffer.from(credId), Buffer.from(credentialIdBytes)) !== 0)
+    throw invalid(`${af}.credentialId`, 'does not match the credential id in the attestation object');
+  let cose: Map<Cbor, Cbor>;
+  try {
+    const k = decodeCbor(authData, 55 + idLen);
+    if (!(k.value instanceof Map)) throw new Error('not a CBOR map');
+    cose = k.value;
+  } catch (e) {
+    throw bad(`credential public key is not a COSE key (${(e as Error).message})`);
+  }
+  const x = cose.get(-2);
+  const y = cose.get(-3);
+  if (cose.get(1) !== 2 || cose.get(3) !== -7 || cose.get(-1) !== 1)
+    throw bad('only ES256 (P-256) credentials are supported: COSE kty must be 2, alg -7, crv 1');
+  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || x.length !== 32 || y.length !== 32)
+    throw bad('COSE key x and y must be 32-byte strings');
+  let compressed: Uint8Array;
+  try {
+    const full = new Uint8Array(65);
+    full[0] = 4;
+    full.set(x, 1);
+    full.set(y, 33);
+    compressed = p256.Point.fromBytes(full).toBytes(true);
+  } catch {
+    throw bad('COSE key is not a point on P-256');
+  }
+  return { credentialId: Buffer.from(credId).toString('base64url'), publicKey: bytesToHex(compressed) };
+}
+
+interface AuthenticatorSpec extends AttestedCredential {
+  readonly name: string;
+}
+
+function parseAuthenticators(list: readonly unknown[], field: string): AuthenticatorSpec[] {
+  if (list.length > MAX_AUTHENTICATORS)
+    throw invalid(field, `user has exceeded maximum authenticators (${MAX_AUTHENTICATORS})`);
+  const seen = new Set<string>();
+  return list.map((v, i) => {
+    const f = `${field}.${i}`;
+    const o = asObject(v, f);
+    const name = reqString(o, 'authenticatorName', f);
+    const cred = parseAttestation(o, f);
+    if (seen.has(cred.credentialId))
+      throw invalid(`${f}.attestation.credentialId`, 'the same credential appears twice in this request');
+    seen.add(cred.credentialId);
+    return { name, ...cred };
+  });
+}
+
+// ---- OAuth providers ----
+
+interface OAuthSpec {
+  readonly name: string;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly subject: string;
+}
+
+/**
+ * `{providerName, oidcToken}` or `{providerName, oidcClaims: {iss, sub, aud}}`. A token's claims are
+ * read without checking its signature: registering a token grants no more than registering the same
+ * claims directly (V4's `oidcClaims`), and the activity is authorized by the policy engine either way.
+ */
+function parseOAuthProvider(value: unknown, field: string): OAuthSpec {
+  const o = asObject(value, field);
+  const name = reqString(o, 'providerName', field);
+  let claims: Params;
+  if (o.oidcClaims !== undefined && o.oidcClaims !== null) {
+    claims = asObject(o.oidcClaims, `${field}.oidcClaims`);
+    return {
+      name,
+      issuer: reqString(claims, 'iss', `${field}.oidcClaims`),
+      audience: reqString(claims, 'aud', `${field}.oidcClaims`),
+      subject: reqString(claims, 'sub', `${field}.oidcClaims`),
+    };
+  }
+  const token = reqString(o, 'oidcToken', field);
+  const part = token.split('.')[1];
+  try {
+    claims = asObject(JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')), 'claims');
+  } catch {
+    throw invalid(`${field}.oidcToken`, 'is not a JWT with a JSON payload');
+  }
+  const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
+  const { iss, sub } = claims;
+  if (typeof iss !== 'string' || typeof sub !== 'string' || typeof aud !== 'string' || !iss || !sub || !aud)
+    throw invalid(`${field}.oidcToken`, 'must carry iss, sub and aud claims');
+  return { name, issuer: iss, audience: aud, subject: sub };
+}
+
+// ---- users ----
+
+interface UserSpec {
+  readonly record: UserRecord;
+  readonly apiKeys: readonly ApiKeyRecord[];
+  readonly authenticators: readonly AuthenticatorRecord[];
+  readonly oauth: readonly OAuthProviderRecord[];
+  readonly tagIds: readonly string[];
+}
+
+type CreateUsersVersion = 2 | 3 | 4;
+
+/** One v1UserParamsV2/V3/V4 (V2: no phone number or OAuth providers, API keys without curveType). */
+function parseUser(
+  value: unknown,
+  field: string,
+  version: CreateUsersVersion,
+  organizationId: string,
+  nowMs: number,
+): UserSpec {
+  const o = asObject(value, field);
+  const id = randomUUID();
+  const record: UserRecord = {
+    id,
+    organizationId,
+    name: reqString(o, 'userName', field),
+    email: optEmail(o, 'userEmail', field) ?? null,
+    phoneNumber: version === 2 ? null : (optPhone(o, 'userPhoneNumber', field) ?? null),
+    isRoot: false,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
+  const apiKeys = parseApiKeySpecs(reqArray(o, 'apiKeys', field), `${field}.apiKeys`, version !== 2).map(
+    (s) => apiKeyRecord(s, id, organizationId, nowMs),
+  );
+  const authenticators = parseAuthenticators(
+    reqArray(o, 'authenticators', field),
+    `${field}.authenticators`,
+  ).map((a): AuthenticatorRecord => ({
+    id: randomUUID(),
+    userId: id,
+    organizationId,
+    name: a.name,
+    credentialId: a.credentialId,
+    publicKey: a.publicKey,
+    createdAtMs: nowMs,
+  }));
+  const oauth =
+    version === 2
+      ? []
+      : reqArray(o, 'oauthProviders', field).map((v, i): OAuthProviderRecord => ({
+          id: randomUUID(),
+          userId: id,
+          organizationId,
+          ...parseOAuthProvider(v, `${field}.oauthProviders.${i}`),
+          createdAtMs: nowMs,
+        }));
+  const tagIds = uuidList(reqArray(o, 'userTags', field), `${field}.userTags`, 'user tag');
+  return { record, apiKeys, authenticators, oauth, tagIds };
+}
+
+function checkTags(tx: StoreTx, organizationId: string, tagIds: readonly string[], field: string): void {
+  tagIds.forEach((t, i) => {
+    if (tx.getUserTag(organizationId, t) === undefined) throw notFound(`${field}.${i}`, 'user tag');
+  });
+}
+
+/** Inserts checked users with their credentials; every uniqueness check runs inside the transaction. */
+export function insertUsers(
+  tx: StoreTx,
+  users: readonly UserSpec[],
+  field: (i: number) => string,
+  nowMs: number,
+): void {
+  const creds = new Set<string>();
+  const oauthSeen = new Set<string>();
+  users.forEach((u, i) => {
+    const f = field(i);
+    checkTags(tx, u.record.organizationId, u.tagIds, `${f}.userTags`);
+    tx.insertUser(u.record);
+    insertApiKeys(tx, u.apiKeys, (j) => `${f}.apiKeys.${j}`, nowMs);
+    u.authenticators.forEach((a, j) => {
+      const af = `${f}.authenticators.${j}.attestation.credentialId`;
+      if (creds.has(a.credentialId) || tx.authenticatorCredentialTaken(a.organizationId, a.credentialId))
+        throw invalid(af, 'an authenticator with this credential id already exists in the organization');
+      creds.add(a.credentialId);
+      tx.insertAuthenticator(a);
+    });
+    u.oauth.forEach((p, j) => {
+      const key = JSON.stringify([p.issuer, p.audience, p.subject]);
+      if (oauthSeen.has(key) || tx.oauthProviderTaken(p.organizationId, p.issuer, p.audience, p.subject))
+        throw invalid(
+          `${f}.oauthProviders.${j}`,
+          'OAUTH_PROVIDER_ALREADY_EXISTS: a user of the organization already has this (iss, aud, sub)',
+        );
+      oauthSeen.add(key);
+      tx.insertOAuthProvider(p);
+    });
+    tx.setUserTags(u.record.id, u.tagIds);
+  });
+}
+
+function createUsers(version: CreateUsersVersion) {
+  return async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+    const field = `${PREFIX}.users`;
+    const users = nonEmpty(reqArray(p, 'users', PREFIX), field, 'user').map((u, i) =>
+      parseUser(u, `${field}.${i}`, version, ctx.organization.id, ctx.nowMs),
+    );
+    // Duplicate API keys across users of one request (each list was checked on its own).
+    const seen = new Set<string>();
+    users.forEach((u, i) =>
+      u.apiKeys.forEach((k, j) => {
+        if (seen.has(k.publicKey))
+          throw invalid(
+            `${field}.${i}.apiKeys.${j}.publicKey`,
+            'the same public key appears twice in this request',
+          );
+        seen.add(k.publicKey);
+      }),
+    );
+    return {
+      result: { userIds: users.map((u) => u.record.id) },
+      write: (tx) => insertUsers(tx, users, (i) => `${field}.${i}`, ctx.nowMs),
+    };
+  };
+}
+
+/** The user named by `parameters.<key>`, in the caller's organization (read again in the write). */
+async function findUser(ctx: ActivityContext, p: Params, key = 'userId'): Promise<UserRecord> {
+  const id = reqUuid(p, key, PREFIX).toLowerCase();
+  const u = await ctx.store.getUser(id);
+  if (u === undefined || u.organizationId !== ctx.organization.id) throw notFound(`${PREFIX}.${key}`, 'user');
+  return u;
+}
+
+function userInTx(tx: StoreTx, organizationId: string, id: string, field: string): UserRecord {
+  const u = tx.getUser(id);
+  if (u === undefined || u.organizationId !== organizationId) throw notFound(field, 'user');
+  return u;
+}
+
+const updateUser = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const user = await findUser(ctx, p);
+  const name = optString(p, 'userName', PREFIX);
+  if (name === '') throw invalid(`${PREFIX}.userName`, 'must not be empty');
+  const email = optEmail(p, 'userEmail', PREFIX);
+  const phone = optPhone(p, 'userPhoneNumber', PREFIX);
+  const rawTags = p.userTagIds;
+  if (rawTags !== undefined && rawTags !== null && !Array.isArray(rawTags))
+    throw invalid(`${PREFIX}.userTagIds`, 'must be an array');
+  const tagIds = uuidList(Array.isArray(rawTags) ? rawTags : [], `${PREFIX}.userTagIds`, 'user tag');
+  const org = ctx.organization.id;
+  return {
+    result: { userId: user.id },
+    write: (tx) => {
+      const now = userInTx(tx, org, user.id, `${PREFIX}.userId`);
+      checkTags(tx, org, tagIds, `${PREFIX}.userTagIds`);
+      tx.updateUser({
+        ...now,
+        name: name ?? now.name,
+        email: email ?? now.email,
+        phoneNumber: phone ?? now.phoneNumber,
+        updatedAtMs: ctx.nowMs,
+      });
+      // An empty list means "not needed" (Turnkey's wording), so it keeps the user's tags.
+      if (tagIds.length > 0) tx.setUserTags(user.id, tagIds);
+    },
+  };
+};
+
+// ---- verification tokens (turnkey-api.md 9.2) ----
+
+export interface VerificationClaims {
+  readonly id: string;
+  readonly verificationType: string;
+  readonly contact: string;
+  readonly organizationId: string;
+  readonly publicKey: string;
+  readonly expiresAtMs: number;
+}
+
+/**
+ * Verifies a verification token: a compact ES256 JWT (RFC 7515/7518: raw r‖s over SHA-256 of
+ * `header.payload`) signed by the service's own P-256 key, with the six string claims of
+ * turnkey-api.md 9.2 (`exp` in milliseconds) and not yet expired. Every failure names `field`.
+ */
+export function verifyVerificationToken(input: {
+  readonly token: string;
+  /** The service signer's public key, SEC1 hex (compressed or uncompressed). */
+  readonly signerPublicKey: string;
+  readonly nowMs: number;
+  readonly field: string;
+}): VerificationClaims {
+  const { token, field } = input;
+  const bad = (reason: string): CountersignError => invalid(field, `invalid verification token: ${reason}`);
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((x) => !/^[A-Za-z0-9_-]+$/.test(x)))
+    throw bad('must be a compact JWT (three base64url parts)');
+  const [h, pl, sg] = parts as [string, string, string];
+  const json = (s: string, what: string): Params => {
+    try {
+      return asObject(JSON.parse(Buffer.from(s, 'base64url').toString('utf8')), what);
+    } catch {
+      throw bad(`${what} is not base64url-encoded JSON`);
+    }
+  };
+  const header = json(h, 'header');
+  if (header.alg !== 'ES256') throw bad("header alg must be 'ES256'");
+  const sig = new Uint8Array(Buffer.from(sg, 'base64url'));
+  if (sig.length !== 64) throw bad('signature must be 64 bytes (r‖s)');
+  let ok = false;
+  try {
+    ok = p256.verify(sig, utf8(`${h}.${pl}`), hexToBytes(input.signerPublicKey, 'signerPublicKey'), {
+      prehash: true,
+      lowS: false,
+    });
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw bad('signature does not verify against the service key');
+  const claims = json(pl, 'payload');
+  const claim = (k: string): string => {
+    const v = claims[k];
+    if (typeof v !== 'string') throw bad(`claim '${k}' must be a string`);
+    return v;
+  };
+  const exp = claim('exp');
+  if (!/^[0-9]{1,16}$/.test(exp)) throw bad("claim 'exp' must be milliseconds since the epoch");
+  const expiresAtMs = Number(exp);
+  if (expiresAtMs <= input.nowMs) throw bad('token has expired');
+  return {
+    id: claim('id'),
+    verificationType: claim('verification_type'),
+    contact: claim('contact'),
+    organizationId: claim('organization_id'),
+    publicKey: claim('public_key'),
+    expiresAtMs,
+  };
+}
+
+const updateUserEmail = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const user = await findUser(ctx, p);
+  const raw = p.userEmail;
+  if (raw === undefined || raw === null)
+    throw new CountersignError('FIELD_MISSING', `${PREFIX}.userEmail: is required`, {
+      field: `${PREFIX}.userEmail`,
+    });
+  if (typeof raw !== 'string') throw invalid(`${PREFIX}.userEmail`, 'must be a string');
+  // An empty string removes the email (turnkey-api.md 4.1.9).
+  const email = raw === '' ? null : checkEmail(raw, `${PREFIX}.userEmail`);
+  const token = optString(p, 'verificationToken', PREFIX);
+  if (token !== undefined) {
+    const field = `${PREFIX}.verificationToken`;
+    const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+    if (signer === undefined)
+      throw new CountersignError(
+        'KEY_MATERIAL_UNAVAILABLE',
+        'the service has no signing key to check tokens with',
+      );
+    const claims = verifyVerificationToken({
+      token,
+      signerPublicKey: signer.publicKey,
+      nowMs: ctx.nowMs,
+      field,
+    });
+    if (claims.verificationType !== 'OTP_TYPE_EMAIL')
+      throw invalid(field, `invalid verification token: verification_type must be OTP_TYPE_EMAIL`);
+    if (email === null || claims.contact.toLowerCase() !== email.toLowerCase())
+      throw invalid(field, 'invalid verification token: its contact is not parameters.userEmail');
+    const org = ctx.organization;
+    if (claims.organizationId !== org.id && claims.organizationId !== org.parentId)
+      throw invalid(field, 'invalid verification token: issued for another organization');
+  }
+  return {
+    result: { userId: user.id },
+    write: (tx) => {
+      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      tx.updateUser({ ...now, email, updatedAtMs: ctx.nowMs });
+    },
+  };
+};
+
+const deleteUsers = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const field = `${PREFIX}.userIds`;
+  const ids = uuidList(nonEmpty(reqArray(p, 'userIds', PREFIX), field, 'user id'), field, 'user');
+  const org = ctx.organization.id;
+  const check = (u: UserRecord | undefined, i: number): void => {
+    if (u === undefined || u.organizationId !== org) throw notFound(`${field}.${i}`, 'user');
+    if (u.isRoot)
+      throw invalid(
+        `${field}.${i}`,
+        'cannot delete a member of the root quorum; remove the user from the root quorum first',
+      );
+  };
+  for (const [i, id] of ids.entries()) check(await ctx.store.getUser(id), i);
+  return {
+    result: { userIds: ids },
+    write: (tx) =>
+      ids.forEach((id, i) => {
+        check(tx.getUser(id), i);
+        if (!tx.deleteUser(org, id)) throw notFound(`${field}.${i}`, 'user');
+      }),
+  };
+};
+
+function createApiKeys(curveRequired: boolean) {
+  return async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+    const user = await findUser(ctx, p);
+    const field = `${PREFIX}.apiKeys`;
+    const specs = parseApiKeySpecs(
+      nonEmpty(reqArray(p, 'apiKeys', PREFIX), field, 'API key'),
+      field,
+      curveRequired,
+    );
+    const records = specs.map((s) => apiKeyRecord(s, user.id, ctx.organization.id, ctx.nowMs));
+    return {
+      result: { apiKeyIds: records.map((r) => r.id) },
+      write: (tx) => {
+        userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+        insertApiKeys(tx, records, (i) => `${field}.${i}`, ctx.nowMs);
+      },
+    };
+  };
+}
+
+const deleteApiKeys = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const user = await findUser(ctx, p);
+  const field = `${PREFIX}.apiKeyIds`;
+  const ids = uuidList(nonEmpty(reqArray(p, 'apiKeyIds', PREFIX), field, 'API key id'), field, 'API key');
+  const owned = new Set((await ctx.store.listApiKeys(user.id)).map((k) => k.id));
+  ids.forEach((id, i) => {
+    if (!owned.has(id)) throw notFound(`${field}.${i}`, 'API key of this user');
+  });
+  return {
+    result: { apiKeyIds: ids },
+    write: (tx) =>
+      ids.forEach((id, i) => {
+        if (!tx.deleteApiKey(user.id, id)) throw notFound(`${field}.${i}`, 'API key of this user');
+      }),
+  };
+};
+
+const createUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const name = reqString(p, 'userTagName', PREFIX);
+  const field = `${PREFIX}.userIds`;
+  const userIds = uuidList(reqArray(p, 'userIds', PREFIX), field, 'user');
+  const org = ctx.organization.id;
+  const tag: UserTagRecord = {
+    id: randomUUID(),
+    organizationId: org,
+    name,
+    createdAtMs: ctx.nowMs,
+    updatedAtMs: ctx.nowMs,
+  };
+  return {
+    result: { userTagId: tag.id, userIds },
+    write: (tx) => {
+      if (tx.userTagNameTaken(org, name))
+        throw new CountersignError(
+          'NAME_NOT_UNIQUE',
+          `${PREFIX}.userTagName: a user tag with this name already exists`,
+          {
+            field: `${PREFIX}.userTagName`,
+          },
+        );
+      userIds.forEach((id, i) => userInTx(tx, org, id, `${field}.${i}`));
+      tx.insertUserTag(tag);
+      for (const id of userIds) tx.addUserToTag(tag.id, id);
+    },
+  };
+};
+
+const createInvitations = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const field = `${PREFIX}.invitations`;
+  const org = ctx.organization.id;
+  const records = nonEmpty(reqArray(p, 'invitations', PREFIX), field, 'invitation').map(
+    (v, i): InvitationRecord => {
+      const f = `${field}.${i}`;
+      const o = asObject(v, f);
+      const senderUserId = reqUuid(o, 'senderUserId', f).toLowerCase();
+      return {
+        id: randomUUID(),
+        organizationId: org,
+        receiverUserName: reqString(o, 'receiverUserName', f),
+        receiverEmail: checkEmail(reqString(o, 'receiverUserEmail', f), `${f}.receiverUserEmail`),
+        receiverUserTags: uuidList(reqArray(o, 'receiverUserTags', f), `${f}.receiverUserTags`, 'user tag'),
+        accessType: reqEnum(o, 'accessType', f, INVITATION_ACCESS_TYPES),
+        senderUserId,
+        status: 'INVITATION_STATUS_CREATED',
+        createdAtMs: ctx.nowMs,
+        updatedAtMs: ctx.nowMs,
+      };
+    },
+  );
+  return {
+    result: { invitationIds: records.map((r) => r.id) },
+    write: (tx) =>
+      records.forEach((r, i) => {
+        userInTx(tx, org, r.senderUserId, `${field}.${i}.senderUserId`);
+        checkTags(tx, org, r.receiverUserTags, `${field}.${i}.receiverUserTags`);
+        tx.insertInvitation(r);
+      }),
+  };
+};
+
+const deleteInvitation = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const id = reqUuid(p, 'invitationId', PREFIX).toLowerCase();
+  const org = ctx.organization.id;
+  if ((await ctx.store.getInvitation(org, id)) === undefined)
+    throw notFound(`${PREFIX}.invitationId`, 'invitation');
+  return {
+    result: { invitationId: id },
+    write: (tx) => {
+      if (!tx.deleteInvitation(org, id)) throw notFound(`${PREFIX}.invitationId`, 'invitation');
+    },
+  };
+};
+
+export const USER_ACTIVITIES: readonly ActivityDefinition[] = [
+  ...([4, 3, 2] as const).map((v): ActivityDefinition => ({
+    type: `ACTIVITY_TYPE_CREATE_USERS_V${v}`,
+    path: 'create_users',
+    intentKey: `createUsersIntentV${v}`,
+    resultKey: 'createUsersResult',
+    run: createUsers(v),
+  })),
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_USER',
+    path: 'update_user',
+    intentKey: 'updateUserIntent',
+    resultKey: 'updateUserResult',
+    run: updateUser,
+  },
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+    path: 'update_user_email',
+    intentKey: 'updateUserEmailIntent',
+    resultKey: 'updateUserEmailResult',
+    run: updateUserEmail,
+  },
+  {
+    type: 'ACTIVITY_TYPE_DELETE_USERS',
+    path: 'delete_users',
+    intentKey: 'deleteUsersIntent',
+    resultKey: 'deleteUsersResult',
+    run: deleteUsers,
+  },
+  {
+    type: 'ACTIVITY_TYPE_CREATE_API_KEYS_V2',
+    path: 'create_api_keys',
+    intentKey: 'createApiKeysIntentV2',
+    resultKey: 'createApiKeysResult',
+    run: createApiKeys(true),
+  },
+  {
+    type: 'ACTIVITY_TYPE_CREATE_API_KEYS',
+    path: 'create_api_keys',
+    intentKey: 'createApiKeysIntent',
+    resultKey: 'createApiKeysResult',
+    run: createApiKeys(false),
+  },
+  {
+    type: 'ACTIVITY_TYPE_DELETE_API_KEYS',
+    path: 'delete_api_keys',
+    intentKey: 'deleteApiKeysIntent',
+    resultKey: 'deleteApiKeysResult',
+    run: deleteApiKeys,
+  },
+  {
+    type: 'ACTIVITY_TYPE_CREATE_USER_TAG',
+    path: 'create_user_tag',
+    intentKey: 'createUserTagIntent',
+    resultKey: 'createUserTagResult',
+    run: createUserTag,
+  },
+  {
+    type: 'ACTIVITY_TYPE_CREATE_INVITATIONS',
+    path: 'create_invitations',
+    intentKey: 'createInvitationsIntent',
+    resultKey: 'createInvitationsResult',
+    run: createInvitations,
+  },
+  {
+    type: 'ACTIVITY_TYPE_DELETE_INVITATION',
+    path: 'delete_invitation',
+    intentKey: 'deleteInvitationIntent',
+    resultKey: 'deleteInvitationResult',
+    run: deleteInvitation,
+  },
+];
