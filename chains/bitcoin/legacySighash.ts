@@ -15,7 +15,10 @@ export function legacySighash(
   hashType: number,
 ): Uint8Array {
   if (hashType !== SIGHASH_ALL) {
-    throw new CountersignError('INTERNAL', `legacy sighash type ${hashType} is refused: only SIGHASH_ALL is signed`);
+    throw new CountersignError(
+      'INTERNAL',
+      `legacy sighash type ${hashType} is refused: only SIGHASH_ALL is signed`,
+    );
   }
   if (index < 0 || index >= tx.inputs.length) throw new CountersignError('INTERNAL', `no input ${index}`);
   const w = new ByteWriter().i32(tx.version).compactSize(tx.inputs.length);

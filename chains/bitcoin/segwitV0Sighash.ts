@@ -15,7 +15,10 @@ export function segwitV0Sighash(
   hashType: number,
 ): Uint8Array {
   if (hashType !== SIGHASH_ALL) {
-    throw new CountersignError('INTERNAL', `BIP-143 sighash type ${hashType} is refused: only SIGHASH_ALL is signed`);
+    throw new CountersignError(
+      'INTERNAL',
+      `BIP-143 sighash type ${hashType} is refused: only SIGHASH_ALL is signed`,
+    );
   }
   const input = tx.inputs[index];
   if (input === undefined) throw new CountersignError('INTERNAL', `no input ${index}`);
