@@ -321,3 +321,46 @@ export interface GetActivityResponse {
   readonly failureCode: string;
   readonly failureMessage: string;
 }
+
+export interface EvaluatePoliciesRequest {
+  /** The oneof member that is set. */
+  readonly request?: 'signTransaction' | 'signRawPayloads' | 'signMessage';
+  readonly signTransaction?: SignTransactionRequest;
+  readonly signRawPayloads?: SignRawPayloadsRequest;
+  readonly signMessage?: SignMessageRequest;
+}
+
+/** The `PolicyOutcome` enum; a decision is one of the first four (after UNSPECIFIED). */
+export const POLICY_OUTCOMES = [
+  'OUTCOME_UNSPECIFIED',
+  'OUTCOME_ALLOW',
+  'OUTCOME_DENY_EXPLICIT',
+  'OUTCOME_DENY_IMPLICIT',
+  'OUTCOME_REQUIRES_CONSENSUS',
+  'OUTCOME_ERROR',
+  'OUTCOME_TIME_INACTIVE',
+] as const;
+export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];
+
+export const DECISION_OUTCOMES = [
+  'OUTCOME_ALLOW',
+  'OUTCOME_DENY_EXPLICIT',
+  'OUTCOME_DENY_IMPLICIT',
+  'OUTCOME_REQUIRES_CONSENSUS',
+] as const satisfies readonly PolicyOutcome[];
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+
+export interface PolicyEvaluationMessage {
+  readonly policyId: string;
+  readonly outcome: PolicyOutcome;
+  /** '' unless the outcome is OUTCOME_ERROR. */
+  readonly error: string;
+}
+
+export interface EvaluatePoliciesResponse {
+  readonly outcome: DecisionOutcome;
+  readonly rootQuorumReached: boolean;
+  readonly policyEvaluations: readonly PolicyEvaluationMessage[];
+  readonly activityType: string;
+  readonly organizationId: string;
+}

@@ -12,6 +12,7 @@ import type { PublicApiClient } from '../client/client.js';
 import { CountersignError } from '../shared/errors.js';
 import type { CallContext, DaemonContext } from './context.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
+import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
 import { toServiceError } from './grpc-status.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -117,6 +118,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     SignMessage: unary('SignMessage', signMessage),
     GetActivity: unary('GetActivity', getActivity),
     WatchActivity: watch(),
+    EvaluatePolicies: unary('EvaluatePolicies', evaluatePolicies),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SIGNER_SERVICE]: 'SERVING' });
   health.addToServer(server);

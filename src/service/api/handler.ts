@@ -24,6 +24,7 @@ import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../
 import { evaluateGate, evaluationRecord, policyDenied } from '../policy-gate.js';
 import { activityResponse } from './envelope.js';
 import { isQuery, runQuery, votesWithUsers } from './queries.js';
+import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
 import type { Metrics } from './metrics.js';
@@ -381,6 +382,20 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const body = parseBody(raw);
     const org = await organizationOf(body);
     const caller = await authenticate(stamp, raw, org);
+    // The dry run needs what an activity gets (the vault, the caller's credential), not a QueryContext.
+    if (name === EVALUATE_POLICIES_QUERY)
+      return json(
+        200,
+        await evaluatePoliciesQuery({
+          store,
+          vault,
+          organization: org,
+          caller,
+          definitions: byType,
+          nowMs: now(),
+          body,
+        }),
+      );
     return json(200, await runQuery(name, { store, organization: org, user: caller.user }, body));
   }
 
@@ -393,7 +408,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     }
     if (req.path.startsWith(QUERY_PREFIX)) {
       const name = req.path.slice(QUERY_PREFIX.length);
-      if (!isQuery(name))
+      if (!isQuery(name) && name !== EVALUATE_POLICIES_QUERY)
         throw new CountersignError('ROUTE_NOT_FOUND', `unknown query path /public/v1/query/${name}`);
       return query(name, req.body, parseStamp(req.headers));
     }
