@@ -52,6 +52,7 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     masterKeyEnv: config.masterKey,
     maxRequestAgeMs: config.maxRequestAgeMs,
     maxClockSkewMs: config.maxClockSkewMs,
+    chainRpc: config.chainRpc,
   });
 }
 
@@ -128,6 +129,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       masterKeyEnv: config.masterKey,
       maxRequestAgeMs: config.maxRequestAgeMs,
       maxClockSkewMs: config.maxClockSkewMs,
+      chainRpc: [...config.chainRpc],
     });
     closers.push(() => service.close());
     credentials = service.credentials;

@@ -30,6 +30,9 @@ import type { Store } from './store/types.js';
 import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
 import { createApiHandler } from './api/handler.js';
 import { Metrics } from './api/metrics.js';
+import { ethChainsFrom } from './send/chains.js'; // --- eth send transaction ---
+import { attachSendContext } from './send/context.js'; // --- eth send transaction ---
+import { startSendTracker } from './send/tracker.js'; // --- eth send transaction ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -61,6 +64,8 @@ export interface EmbeddedServiceOptions {
   readonly masterKeyEnv?: string | undefined;
   readonly maxRequestAgeMs?: number;
   readonly maxClockSkewMs?: number;
+  /** `--chain-rpc`: one JSON-RPC endpoint per CAIP-2 id, for eth_send_transaction. */
+  readonly chainRpc?: ReadonlyMap<string, string> | undefined;
 }
 
 export interface EmbeddedService {
@@ -206,5 +211,15 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     maxRequestAgeMs: opts.maxRequestAgeMs ?? 60 * 60 * 1000,
     maxClockSkewMs: opts.maxClockSkewMs ?? 5 * 60 * 1000,
   });
-  return { handler, store, metrics, credentials, signerPublicKey, close: () => store.close() };
+  // --- eth send transaction --- chains, and the tracker that broadcasts and follows sends
+  // (picking up what a previous run left pending); stopped before the store closes.
+  const chains = ethChainsFrom(opts.chainRpc ?? new Map());
+  const tracker = startSendTracker({ store, chains, logger: opts.logger.child({ module: 'send-tracker' }) });
+  attachSendContext(store, { chains, kick: (id) => tracker.kick(id) });
+  const close = async () => {
+    await tracker.stop();
+    await store.close();
+  };
+  // --- end eth send transaction ---
+  return { handler, store, metrics, credentials, signerPublicKey, close };
 }

@@ -7,6 +7,8 @@ export interface ServiceWorkerData {
   readonly masterKeyEnv: string | undefined;
   readonly maxRequestAgeMs: number;
   readonly maxClockSkewMs: number;
+  /** `--chain-rpc` as [caip2, url] pairs (a Map does not cross postMessage as one). */
+  readonly chainRpc: readonly (readonly [string, string])[];
 }
 
 export type HostMessage =

@@ -21,6 +21,7 @@ try {
     masterKeyEnv: data.masterKeyEnv,
     maxRequestAgeMs: data.maxRequestAgeMs,
     maxClockSkewMs: data.maxClockSkewMs,
+    chainRpc: new Map(data.chainRpc),
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {

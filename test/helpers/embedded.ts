@@ -16,7 +16,14 @@ export interface EmbeddedHarness {
 }
 
 export async function startEmbedded(
-  opts: { dataDir?: string; logger?: Logger; maxRequestAgeMs?: number; maxClockSkewMs?: number } = {},
+  opts: {
+    dataDir?: string;
+    logger?: Logger;
+    maxRequestAgeMs?: number;
+    maxClockSkewMs?: number;
+    /** CAIP-2 id → JSON-RPC URL, as `--chain-rpc` gives it. */
+    chainRpc?: ReadonlyMap<string, string>;
+  } = {},
 ): Promise<EmbeddedHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'countersign-test-'));
   const logger = opts.logger ?? pino({ level: 'silent' });
@@ -25,6 +32,7 @@ export async function startEmbedded(
     logger,
     ...(opts.maxRequestAgeMs === undefined ? {} : { maxRequestAgeMs: opts.maxRequestAgeMs }),
     ...(opts.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: opts.maxClockSkewMs }),
+    ...(opts.chainRpc === undefined ? {} : { chainRpc: opts.chainRpc }),
   });
   const http = await startHttpServer({
     host: '127.0.0.1',

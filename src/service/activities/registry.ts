@@ -5,6 +5,7 @@ import { SESSION_ACTIVITIES } from './sessions.js'; // --- sub-organizations and
 import { POLICY_ACTIVITIES } from './policies.js';
 import { SIGNING_ACTIVITIES } from './signing.js';
 import { RESOURCE_ACTIVITIES } from './resources.js';
+import { SEND_TRANSACTION_ACTIVITIES } from './send-transaction.js'; // --- eth send transaction ---
 import type { ActivityDefinition } from './types.js';
 import { USER_ACTIVITIES } from './users.js';
 import { WALLET_ACTIVITIES } from './wallets.js';
@@ -12,6 +13,7 @@ import { WALLET_ACTIVITIES } from './wallets.js';
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
   ...SIGNING_ACTIVITIES,
+  ...SEND_TRANSACTION_ACTIVITIES, // --- eth send transaction ---
   ...POLICY_ACTIVITIES,
   ...EXPORT_ACTIVITIES,
   ...RESOURCE_ACTIVITIES,

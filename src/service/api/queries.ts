@@ -31,6 +31,8 @@ import type {
   TvcDeploymentRecord,
 } from '../store/types.js'; // --- other resources ---
 import type { TvcDeploymentSpec } from '../activities/resources.js'; // --- other resources ---
+import { parseAddress } from '../../../chains/ethereum/index.js'; // --- eth send transaction ---
+import { sendContextOf } from '../send/context.js'; // --- eth send transaction ---
 
 export interface QueryContext {
   readonly store: Store;
@@ -400,7 +402,54 @@ const SUBORG_QUERIES: Record<string, QueryHandler> = {
 };
 // --- end sub-organizations and sessions ---
 
+// --- eth send transaction ---
+// get_send_transaction_status and get_nonces (issue 5; turnkey-api.md 6.4, Appendix B).
+const SEND_QUERIES: Record<string, QueryHandler> = {
+  get_send_transaction_status: async (ctx, body) => {
+    const id = reqString(body, 'sendTransactionStatusId', 'body');
+    const row = await ctx.store.getSendTransaction(ctx.organization.id, id);
+    if (row === undefined) throw notFound('sendTransactionStatusId', 'send transaction status');
+    const mined = row.blockNumber !== null;
+    return {
+      txStatus: row.status,
+      ...(row.status === 'INCLUDED' || mined ? { eth: { txHash: row.txHash } } : {}),
+      ...(row.errorMessage === null ? {} : { error: { message: row.errorMessage } }),
+    };
+  },
+  get_nonces: async (ctx, body) => {
+    const address = reqString(body, 'address', 'body');
+    parseAddress(address, 'body.address');
+    const caip2 = reqString(body, 'caip2', 'body');
+    const chain = sendContextOf(ctx.store).chains.get(caip2);
+    if (chain === undefined) throw invalid('body.caip2', `no RPC endpoint is configured for '${caip2}'`);
+    if (body.gasStationNonce === true)
+      throw invalid(
+        'body.gasStationNonce',
+        'sponsored sends are not supported yet, so there is no gas-station nonce',
+      );
+    if (body.nonce === false) return {};
+    const lc = address.toLowerCase() as `0x${string}`;
+    const [pending, next] = await Promise.all([
+      chain.client
+        .request({ method: 'eth_getTransactionCount', params: [lc, 'pending'] })
+        .then(BigInt)
+        .catch((cause: unknown) => {
+          throw new CountersignError(
+            'UPSTREAM_UNAVAILABLE',
+            `body.caip2: the ${caip2} endpoint did not answer`,
+            { field: 'body.caip2', cause },
+          );
+        }),
+      ctx.store.getNextNonce(caip2, lc),
+    ]);
+    // The nonce the next send would take: the allocator never goes below the chain's pending count.
+    return { nonce: (next !== undefined && next > pending ? next : pending).toString() };
+  },
+};
+// --- end eth send transaction ---
+
 const QUERIES: Record<string, QueryHandler> = {
+  ...SEND_QUERIES, // --- eth send transaction ---
   ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
   ...USER_QUERIES, // --- users ---
   ...OTHER_RESOURCE_QUERIES, // --- other resources ---

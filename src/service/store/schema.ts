@@ -285,4 +285,34 @@ CREATE TABLE used_verification_tokens (
 CREATE INDEX organizations_parent ON organizations(parent_id, id);
 `,
   },
+  {
+    // --- eth send transaction --- the nonce allocator per (chain, address) and the send-status rows
+    // with the signed bytes every re-broadcast reuses (issue 5). Nonces are decimal text (64-bit).
+    // activity_id has no foreign key: the row is written before its activity in the same transaction.
+    version: 7,
+    sql: `
+CREATE TABLE eth_nonce_allocations (
+  caip2 TEXT NOT NULL,
+  address TEXT NOT NULL,
+  next_nonce TEXT NOT NULL,
+  PRIMARY KEY (caip2, address)
+);
+CREATE TABLE send_transactions (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  activity_id TEXT NOT NULL,
+  caip2 TEXT NOT NULL,
+  from_address TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  signed_transaction BYTEA NOT NULL,
+  tx_hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  block_number TEXT,
+  error_message TEXT,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE INDEX send_transactions_status ON send_transactions(status, created_at_ms);
+`,
+  },
 ];

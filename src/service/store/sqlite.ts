@@ -38,6 +38,8 @@ import type {
   TvcDeploymentStatus, // --- other resources ---
   OrganizationFeatureRecord, // --- other resources ---
   LoginSessionRecord, // --- sub-organizations and sessions ---
+  SendTransactionRecord, // --- eth send transaction ---
+  SendTransactionStatus, // --- eth send transaction ---
 } from './types.js';
 
 type Row = Record<string, unknown>;
@@ -393,7 +395,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const users = usersParts(db); // --- users ---
   const otherResources = otherResourcesParts(db); // --- other resources ---
   const suborgs = suborgParts(db); // --- sub-organizations and sessions ---
+  const sends = sendParts(db); // --- eth send transaction ---
   const tx: StoreTx = {
+    ...sends.tx, // --- eth send transaction ---
     ...suborgs.tx, // --- sub-organizations and sessions ---
     ...otherResources.tx, // --- other resources ---
     ...users.tx, // --- users ---
@@ -601,6 +605,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const store: Store = {
+    ...sends.read, // --- eth send transaction ---
     ...suborgs.read, // --- sub-organizations and sessions ---
     ...otherResources.read, // --- other resources ---
     ...users.read, // --- users ---
@@ -1240,3 +1245,113 @@ function suborgParts(db: Database.Database): {
   };
 }
 // --- end sub-organizations and sessions ---
+
+// --- eth send transaction ---
+// The nonce allocator and send-status rows of eth_send_transaction (issue 5); spread into the
+// store's transaction and read objects above. The allocator reads and increments inside the write,
+// and the store runs one write at a time, so two sends never read the same counter.
+function toSend(r: Row): SendTransactionRecord {
+  return {
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    activityId: str(r.activity_id),
+    caip2: str(r.caip2),
+    fromAddress: str(r.from_address),
+    nonce: BigInt(str(r.nonce)),
+    signedTransaction: bytes(r.signed_transaction),
+    txHash: str(r.tx_hash),
+    status: str(r.status) as SendTransactionStatus,
+    blockNumber: r.block_number === null || r.block_number === undefined ? null : BigInt(str(r.block_number)),
+    errorMessage: nstr(r.error_message),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  };
+}
+
+function sendParts(db: Database.Database): {
+  tx: Pick<StoreTx, 'allocateNonce' | 'releaseNonce' | 'insertSendTransaction' | 'updateSendTransaction'>;
+  read: Pick<
+    Store,
+    'getSendTransaction' | 'getSendTransactionById' | 'listPendingSendTransactions' | 'getNextNonce'
+  >;
+} {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    next: p('SELECT next_nonce FROM eth_nonce_allocations WHERE caip2 = ? AND address = ?'),
+    setNext: p(
+      'INSERT INTO eth_nonce_allocations (caip2, address, next_nonce) VALUES (?,?,?) ON CONFLICT (caip2, address) DO UPDATE SET next_nonce = excluded.next_nonce',
+    ),
+    ins: p(
+      `INSERT INTO send_transactions (id, organization_id, activity_id, caip2, from_address, nonce,
+        signed_transaction, tx_hash, status, block_number, error_message, created_at_ms, updated_at_ms)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    upd: p(
+      `UPDATE send_transactions SET status = ?, block_number = COALESCE(?, block_number),
+        error_message = COALESCE(?, error_message), updated_at_ms = ?
+        WHERE id = ? AND status IN ('INITIALIZED', 'BROADCASTING')`,
+    ),
+    get: p('SELECT * FROM send_transactions WHERE organization_id = ? AND id = ?'),
+    getById: p('SELECT * FROM send_transactions WHERE id = ?'),
+    pending: p(
+      "SELECT * FROM send_transactions WHERE status IN ('INITIALIZED', 'BROADCASTING') ORDER BY created_at_ms, LENGTH(nonce), nonce",
+    ),
+  };
+  const nextOf = (caip2: string, address: string): bigint | undefined => {
+    const r = s.next.get(caip2, address) as Row | undefined;
+    return r === undefined ? undefined : BigInt(str(r.next_nonce));
+  };
+  return {
+    tx: {
+      allocateNonce: (caip2, address, chainPending, given) => {
+        const stored = nextOf(caip2, address) ?? 0n;
+        const nonce = given ?? (chainPending > stored ? chainPending : stored);
+        const next = nonce + 1n > stored ? nonce + 1n : stored;
+        s.setNext.run(caip2, address, next.toString());
+        return nonce;
+      },
+      releaseNonce: (caip2, address, nonce) => {
+        if (nextOf(caip2, address) !== nonce + 1n) return false;
+        s.setNext.run(caip2, address, nonce.toString());
+        return true;
+      },
+      insertSendTransaction: (r: SendTransactionRecord) =>
+        void s.ins.run(
+          r.id,
+          r.organizationId,
+          r.activityId,
+          r.caip2,
+          r.fromAddress,
+          r.nonce.toString(),
+          Buffer.from(r.signedTransaction),
+          r.txHash,
+          r.status,
+          r.blockNumber === null ? null : r.blockNumber.toString(),
+          r.errorMessage,
+          r.createdAtMs,
+          r.updatedAtMs,
+        ),
+      updateSendTransaction: (id, u) =>
+        s.upd.run(
+          u.status,
+          u.blockNumber === undefined ? null : u.blockNumber.toString(),
+          u.errorMessage ?? null,
+          u.updatedAtMs,
+          id,
+        ).changes === 1,
+    },
+    read: {
+      getSendTransaction: async (org, id) => {
+        const r = s.get.get(org, id) as Row | undefined;
+        return r && toSend(r);
+      },
+      getSendTransactionById: async (id) => {
+        const r = s.getById.get(id) as Row | undefined;
+        return r && toSend(r);
+      },
+      listPendingSendTransactions: async () => (s.pending.all() as Row[]).map(toSend),
+      getNextNonce: async (caip2, address) => nextOf(caip2, address.toLowerCase()),
+    },
+  };
+}
+// --- end eth send transaction ---

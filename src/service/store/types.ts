@@ -545,3 +545,61 @@ export interface Store {
   ): Promise<string[]>;
 }
 // --- end sub-organizations and sessions ---
+
+// --- eth send transaction ---
+// Send-status rows and the durable nonce allocator of eth_send_transaction (issue 5), added to the
+// store interfaces by declaration merging so this area stays one block.
+
+/** A send's life on chain (turnkey-api.md 6.4); INCLUDED and FAILED are terminal. */
+export const SEND_TRANSACTION_STATUSES = ['INITIALIZED', 'BROADCASTING', 'INCLUDED', 'FAILED'] as const;
+export type SendTransactionStatus = (typeof SEND_TRANSACTION_STATUSES)[number];
+
+export interface SendTransactionRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly activityId: string;
+  readonly caip2: string;
+  /** Lower-case 0x address. */
+  readonly fromAddress: string;
+  readonly nonce: bigint;
+  /** The signed bytes: every (re-)broadcast sends exactly these, so a request never gets a second nonce. */
+  readonly signedTransaction: Uint8Array;
+  /** keccak256 of the signed bytes, lower-case 0x hex. */
+  readonly txHash: string;
+  readonly status: SendTransactionStatus;
+  readonly blockNumber: bigint | null;
+  readonly errorMessage: string | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** What the tracker changes on a send. */
+export interface SendTransactionUpdate {
+  readonly status: SendTransactionStatus;
+  readonly blockNumber?: bigint | undefined;
+  readonly errorMessage?: string | undefined;
+  readonly updatedAtMs: number;
+}
+
+export interface StoreTx {
+  /**
+   * Takes the next nonce of (caip2, address): max(chainPending, last allocated + 1), and records it
+   * as taken. With `given` (the caller's own nonce) returns it and only moves the counter past it.
+   */
+  allocateNonce(caip2: string, address: string, chainPending: bigint, given: bigint | undefined): bigint;
+  /** Gives `nonce` back if it is still the last one taken (nothing was allocated after it). */
+  releaseNonce(caip2: string, address: string, nonce: bigint): boolean;
+  insertSendTransaction(r: SendTransactionRecord): void;
+  /** Moves a send on unless it is already terminal; false if it was (or does not exist). */
+  updateSendTransaction(id: string, update: SendTransactionUpdate): boolean;
+}
+
+export interface Store {
+  getSendTransaction(organizationId: string, id: string): Promise<SendTransactionRecord | undefined>;
+  getSendTransactionById(id: string): Promise<SendTransactionRecord | undefined>;
+  /** Sends not yet terminal (INITIALIZED, BROADCASTING), oldest first. */
+  listPendingSendTransactions(): Promise<SendTransactionRecord[]>;
+  /** The next nonce the allocator would hand out for (caip2, address), not counting the chain. */
+  getNextNonce(caip2: string, address: string): Promise<bigint | undefined>;
+}
+// --- end eth send transaction ---

@@ -1,0 +1,239 @@
+/**
+ * Follows every send that is not terminal: broadcasts INITIALIZED ones (the stored signed bytes,
+ * never re-signed), polls receipts of BROADCASTING ones to INCLUDED or FAILED, and re-broadcasts the
+ * same bytes when a node seems to have dropped them. On start it picks up what a previous run left,
+ * so sends survive a restart.
+ */
+import { BaseError, decodeErrorResult, toHex, type Hex } from 'viem';
+import type { Logger } from 'pino';
+import { parseSignedTransaction } from '../../../chains/ethereum/index.js';
+import { bytesTo0x } from '../../shared/encoding.js';
+import type { SendTransactionRecord, SendTransactionUpdate, Store } from '../store/types.js';
+import type { EthChain, EthChains } from './chains.js';
+import { classifyBroadcastError } from './classifyBroadcastError.js';
+
+export interface SendTrackerOptions {
+  readonly store: Store;
+  readonly chains: EthChains;
+  readonly logger: Logger;
+  /** How often pending sends are looked at (default 500 ms). */
+  readonly intervalMs?: number;
+  /** A broadcast send with no receipt after this long is sent again, same bytes (default 15 s). */
+  readonly rebroadcastAfterMs?: number;
+}
+
+export interface SendTracker {
+  /** Looks at one send now (after its commit) instead of at the next tick. */
+  kick(id: string): void;
+  /** Stops the timer and waits for the round in flight. */
+  stop(): Promise<void>;
+}
+
+interface RpcReceipt {
+  readonly status: Hex;
+  readonly blockNumber: Hex;
+  readonly gasUsed: Hex;
+}
+
+/** The message of a node's answer, without viem's request dump. */
+function messageOf(e: unknown): string {
+  if (e instanceof BaseError) return e.details || e.shortMessage;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Revert data a node returned with an eth_call error, if any. */
+function revertDataOf(e: unknown): Hex | undefined {
+  let found: Hex | undefined;
+  const visit = (x: unknown): boolean => {
+    const data = (x as { data?: unknown } | null)?.data;
+    if (typeof data === 'string' && /^0x[0-9a-fA-F]*$/.test(data)) found = data as Hex;
+    return found !== undefined;
+  };
+  if (e instanceof BaseError) e.walk(visit);
+  else visit(e);
+  return found;
+}
+
+/** `Error(string)` and `Panic(uint256)` as their text (Solidity ABI); custom errors by selector. */
+export function decodeRevert(data: Hex | undefined): string {
+  if (data === undefined || data === '0x') return 'execution reverted';
+  try {
+    const d = decodeErrorResult({ abi: [], data });
+    if (d.errorName === 'Error') return `execution reverted: ${String(d.args?.[0])}`;
+    if (d.errorName === 'Panic') return `execution reverted: panic ${String(d.args?.[0])}`;
+  } catch {
+    // not a built-in error: report its selector below
+  }
+  return `execution reverted: custom error ${data.slice(0, 10)}`;
+}
+
+export function startSendTracker(opts: SendTrackerOptions): SendTracker {
+  const { store, chains } = opts;
+  const logger = opts.logger;
+  const rebroadcastAfterMs = opts.rebroadcastAfterMs ?? 15_000;
+  const lastBroadcastMs = new Map<string, number>();
+  const busy = new Set<string>();
+  let round: Promise<void> | undefined;
+  let stopped = false;
+
+  const update = (row: SendTransactionRecord, u: Omit<SendTransactionUpdate, 'updatedAtMs'>) =>
+    store
+      .write((tx) => tx.updateSendTransaction(row.id, { ...u, updatedAtMs: Date.now() }))
+      .then((moved) => {
+        if (moved)
+          logger.info(
+            { sendTransactionStatusId: row.id, status: u.status, txHash: row.txHash },
+            'send moved',
+          );
+      });
+
+  async function receiptOf(chain: EthChain, row: SendTransactionRecord): Promise<RpcReceipt | null> {
+    return (await chain.client.request({
+      method: 'eth_getTransactionReceipt',
+      params: [row.txHash as Hex],
+    })) as RpcReceipt | null;
+  }
+
+  /** Replays the call at the block before inclusion to read the revert reason. */
+  async function failureReason(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<string> {
+    const { tx } = parseSignedTransaction(row.signedTransaction);
+    const block = BigInt(r.blockNumber);
+    try {
+      await chain.client.request({
+        method: 'eth_call',
+        params: [
+          {
+            from: row.fromAddress as Hex,
+            ...(tx.to === null ? {} : { to: bytesTo0x(tx.to) }),
+            value: toHex(tx.value),
+            data: bytesTo0x(tx.data),
+            gas: toHex(tx.gasLimit),
+          },
+          toHex(block > 0n ? block - 1n : 0n),
+        ],
+      });
+    } catch (e) {
+      const data = revertDataOf(e);
+      if (data !== undefined) return decodeRevert(data);
+      if (/out of gas/i.test(messageOf(e))) return 'out of gas';
+      return messageOf(e) || 'execution reverted';
+    }
+    // The replay succeeded: what differed was the gas (state may differ too, but gas is the usual cause).
+    return BigInt(r.gasUsed) >= tx.gasLimit ? 'out of gas' : 'execution reverted';
+  }
+
+  async function settle(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<void> {
+    const blockNumber = BigInt(r.blockNumber);
+    if (BigInt(r.status) === 1n) return update(row, { status: 'INCLUDED', blockNumber });
+    const errorMessage = await failureReason(chain, row, r).catch(() => 'execution reverted');
+    return update(row, { status: 'FAILED', blockNumber, errorMessage });
+  }
+
+  async function broadcast(chain: EthChain, row: SendTransactionRecord): Promise<void> {
+    lastBroadcastMs.set(row.id, Date.now());
+    try {
+      await chain.client.request({
+        method: 'eth_sendRawTransaction',
+        params: [bytesTo0x(row.signedTransaction)],
+      });
+    } catch (e) {
+      const message = messageOf(e);
+      const kind = classifyBroadcastError(message);
+      switch (kind) {
+        case 'ALREADY_KNOWN':
+          break;
+        case 'NONCE_TOO_LOW': {
+          // Our own bytes may be what used the nonce (a re-broadcast after a restart).
+          const r = await receiptOf(chain, row);
+          if (r !== null) return settle(chain, row, r);
+          // Someone else used it. Never re-signed with another nonce; the allocator re-syncs from
+          // the chain's pending nonce at its next allocation.
+          return update(row, {
+            status: 'FAILED',
+            errorMessage: `nonce too low: nonce ${row.nonce} of ${row.fromAddress} was already used on ${row.caip2} by another transaction`,
+          });
+        }
+        case 'INSUFFICIENT_FUNDS':
+          await store.write((tx) => tx.releaseNonce(row.caip2, row.fromAddress, row.nonce));
+          return update(row, { status: 'FAILED', errorMessage: `insufficient funds: ${message}` });
+        case 'REPLACEMENT_UNDERPRICED':
+        case 'RETRY':
+          logger.warn(
+            { sendTransactionStatusId: row.id, kind, reason: message },
+            'broadcast refused; will retry with the same bytes',
+          );
+          return;
+        default: {
+          const never: never = kind;
+          throw new Error(`unhandled broadcast error kind ${String(never)}`);
+        }
+      }
+    }
+    if (row.status === 'INITIALIZED') await update(row, { status: 'BROADCASTING' });
+  }
+
+  async function follow(row: SendTransactionRecord): Promise<void> {
+    const chain = chains.get(row.caip2);
+    if (chain === undefined) return; // endpoint no longer configured: left pending, not lost
+    if (row.status === 'INITIALIZED') return broadcast(chain, row);
+    const r = await receiptOf(chain, row);
+    if (r !== null) return settle(chain, row, r);
+    if (Date.now() - (lastBroadcastMs.get(row.id) ?? 0) > rebroadcastAfterMs) return broadcast(chain, row);
+  }
+
+  async function guarded(row: SendTransactionRecord): Promise<void> {
+    if (busy.has(row.id)) return;
+    busy.add(row.id);
+    try {
+      await follow(row);
+    } catch (e) {
+      logger.warn({ sendTransactionStatusId: row.id, err: messageOf(e) }, 'send tracking step failed');
+    } finally {
+      busy.delete(row.id);
+    }
+  }
+
+  async function tick(): Promise<void> {
+    const rows = await store.listPendingSendTransactions();
+    // Per sender in nonce order, so a node sees nonce n before n + 1; senders in parallel.
+    const bySender = new Map<string, SendTransactionRecord[]>();
+    for (const row of rows) {
+      const key = `${row.caip2} ${row.fromAddress}`;
+      const list = bySender.get(key) ?? [];
+      list.push(row);
+      bySender.set(key, list);
+    }
+    await Promise.all(
+      [...bySender.values()].map(async (list) => {
+        for (const row of list) await guarded(row);
+      }),
+    );
+    for (const id of lastBroadcastMs.keys()) if (!rows.some((r) => r.id === id)) lastBroadcastMs.delete(id);
+  }
+
+  const timer = setInterval(() => {
+    if (round !== undefined || stopped) return;
+    round = tick()
+      .catch((e: unknown) => logger.warn({ err: messageOf(e) }, 'send tracker round failed'))
+      .finally(() => {
+        round = undefined;
+      });
+  }, opts.intervalMs ?? 500);
+  timer.unref();
+
+  return {
+    kick(id) {
+      if (stopped) return;
+      void store
+        .getSendTransactionById(id)
+        .then((row) => (row === undefined || row.status !== 'INITIALIZED' ? undefined : guarded(row)))
+        .catch((e: unknown) => logger.warn({ err: messageOf(e) }, 'send kick failed'));
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await round;
+      while (busy.size > 0) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
+}

@@ -1,0 +1,386 @@
+/**
+ * eth_send_transaction end to end, non-sponsored: the real embedded service (SQLite, HTTP) with
+ * `--chain-rpc eip155:31337=<anvil>`, Turnkey's unmodified @turnkey/sdk-server, and a real anvil.
+ * Every send must end in a receipt whose hash is the one the service reported, and the nonces the
+ * allocator hands out must be consecutive with no gap left by refused requests.
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Turnkey } from '@turnkey/sdk-server';
+import {
+  createPublicClient,
+  encodeDeployData,
+  http,
+  parseEther,
+  toHex,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
+import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { envelope, post } from './helpers/http.js';
+
+const CAIP2 = 'eip155:31337';
+let anvil: RunningAnvil;
+let h: EmbeddedHarness;
+let chain: PublicClient;
+let from: Hex;
+
+/** A fresh recipient per test, so balances start at zero. */
+function recipient(tag: number): Hex {
+  return `0x${'11'.repeat(18)}${tag.toString(16).padStart(4, '0')}` as Hex;
+}
+
+async function submit(type: string, parameters: Record<string, unknown>) {
+  const c = h.service.credentials;
+  return post(
+    h.baseUrl,
+    c,
+    '/public/v1/submit/eth_send_transaction',
+    envelope(type, c.organizationId, parameters),
+  );
+}
+
+async function statusOf(sendTransactionStatusId: string) {
+  const c = h.service.credentials;
+  const res = await post(
+    h.baseUrl,
+    c,
+    '/public/v1/query/get_send_transaction_status',
+    JSON.stringify({ organizationId: c.organizationId, sendTransactionStatusId }),
+  );
+  expect(res.status).toBe(200);
+  return res.json as { txStatus: string; eth?: { txHash: string }; error?: { message: string } };
+}
+
+/** Polls until the send is terminal (INCLUDED or FAILED). */
+async function settled(id: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await statusOf(id);
+    if (s.txStatus === 'INCLUDED' || s.txStatus === 'FAILED') return s;
+    if (Date.now() > deadline) throw new Error(`send ${id} still ${s.txStatus} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function nextNonce(): Promise<bigint> {
+  const c = h.service.credentials;
+  const res = await post(
+    h.baseUrl,
+    c,
+    '/public/v1/query/get_nonces',
+    JSON.stringify({ organizationId: c.organizationId, address: from, caip2: CAIP2, nonce: true }),
+  );
+  expect(res.status).toBe(200);
+  return BigInt(res.json.nonce as string);
+}
+
+function statusIdOf(json: Record<string, unknown>, resultKey: string): string {
+  const activity = json.activity as {
+    status: string;
+    result: Record<string, { sendTransactionStatusId: string }>;
+  };
+  expect(activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+  const id = activity.result[resultKey]?.sendTransactionStatusId;
+  expect(id).toBeTypeOf('string');
+  return id as string;
+}
+
+async function expectIncluded(id: string, to: Hex, value: bigint) {
+  const s = await settled(id);
+  expect(s.error).toBeUndefined();
+  expect(s.txStatus).toBe('INCLUDED');
+  const receipt = await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex });
+  expect(receipt.transactionHash).toBe(s.eth?.txHash);
+  expect(receipt.status).toBe('success');
+  expect(receipt.from).toBe(from.toLowerCase());
+  expect(await chain.getBalance({ address: to })).toBe(value);
+  return chain.getTransaction({ hash: receipt.transactionHash });
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  h = await startEmbedded({ chainRpc: new Map([[CAIP2, anvil.rpcUrl]]) });
+  chain = createPublicClient({ transport: http(anvil.rpcUrl) });
+  from = ethAddressOf(h);
+  await chain.request({
+    method: 'anvil_setBalance' as never,
+    params: [from, toHex(parseEther('1000'))] as never,
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await anvil?.stop();
+});
+
+describe('eth_send_transaction (non-sponsored)', () => {
+  it('a hand-built V1 body ends INCLUDED with the value transferred and the reported hash', async () => {
+    const to = recipient(1);
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to,
+      value: '12345',
+      data: '0x',
+    });
+    expect(res.status).toBe(200);
+    await expectIncluded(statusIdOf(res.json, 'ethSendTransactionResult'), to, 12345n);
+  });
+
+  it('@turnkey/sdk-server ethSendTransaction (V2) ends INCLUDED; caller fees are kept as given', async () => {
+    const c = h.service.credentials;
+    const api = new Turnkey({
+      apiBaseUrl: h.baseUrl,
+      apiPublicKey: c.apiPublicKey,
+      apiPrivateKey: c.apiPrivateKey,
+      defaultOrganizationId: c.organizationId,
+    }).apiClient();
+    const to = recipient(2);
+    const out = await api.ethSendTransaction({
+      from,
+      // anvil's chain id is not in the SDK's caip2 enum; the client sends whatever it is given.
+      caip2: CAIP2 as 'eip155:1',
+      calls: [{ to, value: '777' }],
+      maxFeePerGas: '30000000000',
+      maxPriorityFeePerGas: '1000000000',
+    });
+    const tx = await expectIncluded(out.sendTransactionStatusId, to, 777n);
+    expect(tx.maxFeePerGas).toBe(30_000_000_000n);
+    expect(tx.maxPriorityFeePerGas).toBe(1_000_000_000n);
+    // Filled: estimate (21000 for a transfer) plus 20 %.
+    expect(tx.gas).toBe(25_200n);
+  });
+
+  it('50 concurrent sends from one address land with consecutive nonces, all included', async () => {
+    const first = await nextNonce();
+    const to = recipient(3);
+    const responses = await Promise.all(
+      // Distinct values: identical bodies in one millisecond would be one activity (idempotency).
+      Array.from({ length: 50 }, (_, i) =>
+        submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+          from,
+          caip2: CAIP2,
+          calls: [{ to, value: String(i + 1) }],
+        }),
+      ),
+    );
+    const ids = responses.map((r) => {
+      expect(r.status).toBe(200);
+      return statusIdOf(r.json, 'ethSendTransactionResultV2');
+    });
+    const statuses = await Promise.all(ids.map((id) => settled(id, 60_000)));
+    const nonces = await Promise.all(
+      statuses.map(async (s) => {
+        expect(s.txStatus).toBe('INCLUDED');
+        return (await chain.getTransaction({ hash: s.eth?.txHash as Hex })).nonce;
+      }),
+    );
+    expect(nonces.map(BigInt).sort((a, b) => (a < b ? -1 : 1))).toEqual(
+      Array.from({ length: 50 }, (_, i) => first + BigInt(i)),
+    );
+    expect(await chain.getBalance({ address: to })).toBe(1275n);
+    expect(await nextNonce()).toBe(first + 50n);
+  });
+
+  it('a policy-denied send takes no nonce: the next send uses the next one', async () => {
+    // A non-root user (inserted through the store, as test/policies.test.ts does) whose only policy
+    // allows sends to one recipient; the gate sees the filled eth.tx.
+    const c = h.service.credentials;
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = privateKey.export({ format: 'jwk' });
+    const y = Buffer.from(jwk.y as string, 'base64url');
+    const key = {
+      apiPublicKey:
+        ((y[y.length - 1] as number) & 1 ? '03' : '02') +
+        Buffer.from(jwk.x as string, 'base64url').toString('hex'),
+      apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
+        .toString('hex')
+        .padStart(64, '0'),
+    };
+    const userId = randomUUID();
+    const now = Date.now();
+    await h.service.store.write((tx) => {
+      tx.insertUser({
+        id: userId,
+        organizationId: c.organizationId,
+        name: 'sender',
+        email: null,
+        phoneNumber: null,
+        isRoot: false,
+        createdAtMs: now,
+        updatedAtMs: now,
+      });
+      tx.insertApiKey({
+        id: randomUUID(),
+        userId,
+        organizationId: c.organizationId,
+        name: 'sender key',
+        publicKey: key.apiPublicKey,
+        curve: 'API_KEY_CURVE_P256',
+        expiresAtMs: null,
+        createdAtMs: now,
+      });
+    });
+    const allowed = recipient(5);
+    const policy = await post(
+      h.baseUrl,
+      c,
+      '/public/v1/submit/create_policy',
+      envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', c.organizationId, {
+        policyName: 'sender may pay the allowed recipient',
+        effect: 'EFFECT_ALLOW',
+        consensus: `approvers.any(user, user.id == '${userId}')`,
+        condition: `eth.tx.to == '${allowed}' && eth.tx.gas > 21000`,
+        notes: '',
+      }),
+    );
+    expect(policy.status).toBe(200);
+    const asSender = (to: Hex, value: string) =>
+      post(
+        h.baseUrl,
+        c,
+        '/public/v1/submit/eth_send_transaction',
+        envelope('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', c.organizationId, { from, caip2: CAIP2, to, value }),
+        { keys: key },
+      );
+    const before = await nextNonce();
+    const denied = await asSender(recipient(4), '1');
+    expect(denied.status).toBe(403);
+    expect(await nextNonce()).toBe(before);
+    const ok = await asSender(allowed, '5');
+    expect(ok.status).toBe(200);
+    const tx = await expectIncluded(statusIdOf(ok.json, 'ethSendTransactionResult'), allowed, 5n);
+    expect(BigInt(tx.nonce)).toBe(before);
+  });
+
+  it('a reverting call ends FAILED with the decoded revert reason', async () => {
+    // Init code (12 bytes) copies the 37-byte runtime after it and returns it:
+    //   PUSH1 0x25 PUSH1 0x0c PUSH1 0 CODECOPY PUSH1 0x25 PUSH1 0 RETURN
+    // Runtime: for any call, revert with Error("nope") (ABI: selector 0x08c379a0, offset 0x20,
+    // length 4, "nope" left-aligned), i.e. MSTORE each word then REVERT(0, 0x64):
+    //   PUSH4 0x08c379a0 PUSH1 224 SHL PUSH1 0 MSTORE   PUSH1 0x20 PUSH1 4 MSTORE
+    //   PUSH1 4 PUSH1 0x24 MSTORE   PUSH4 "nope" PUSH1 224 SHL PUSH1 0x44 MSTORE   PUSH1 0x64 PUSH1 0 REVERT
+    const init = '0x6025600c60003960256000f3';
+    const runtime = '6308c379a060e01b60005260206004526004602452636e6f706560e01b60445260646000fd';
+    const data = encodeDeployData({ abi: [], bytecode: `${init}${runtime}` as Hex });
+    const [deployer] = (await chain.request({ method: 'eth_accounts' as never })) as Hex[];
+    const deployHash = (await chain.request({
+      method: 'eth_sendTransaction' as never,
+      params: [{ from: deployer, data }] as never,
+    })) as Hex;
+    const deployed = await chain.waitForTransactionReceipt({ hash: deployHash });
+    const contract = deployed.contractAddress as Hex;
+    expect(await chain.getCode({ address: contract })).toBe(`0x${runtime}`);
+
+    // Without a gas limit the estimate reverts: refused up front, no nonce taken.
+    const before = await nextNonce();
+    const refused = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: contract,
+      data: '0x01',
+    });
+    expect(refused.status).toBe(400);
+    expect(String(refused.json.message)).toContain('parameters.gasLimit');
+    expect(await nextNonce()).toBe(before);
+
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: contract,
+      data: '0x01',
+      gasLimit: '100000',
+    });
+    const s = await settled(statusIdOf(res.json, 'ethSendTransactionResult'));
+    expect(s.txStatus).toBe('FAILED');
+    expect(s.error?.message).toBe('execution reverted: nope');
+    const receipt = await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex });
+    expect(receipt.status).toBe('reverted');
+  });
+
+  const BAD: readonly [string, Record<string, unknown>, string, string][] = [
+    ['unknown caip2', { caip2: 'eip155:1' }, 'FIELD_INVALID', 'parameters.caip2'],
+    ['a non-EVM caip2', { caip2: 'solana:mainnet' }, 'FIELD_INVALID', 'parameters.caip2'],
+    ['a malformed to address', { to: '0x1234' }, 'FIELD_INVALID', 'parameters.to'],
+    [
+      'a bad EIP-55 checksum',
+      { to: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' },
+      'FIELD_INVALID',
+      'parameters.to',
+    ],
+    ['a negative value', { value: '-1' }, 'FIELD_INVALID', 'parameters.value'],
+    ['a non-decimal value', { value: '0x10' }, 'FIELD_INVALID', 'parameters.value'],
+    ['a gas limit below 21000', { gasLimit: '20999' }, 'FIELD_INVALID', 'parameters.gasLimit'],
+    // 21000 + 16 (one non-zero byte) + 4 (one zero byte) = 21020 (EIP-2028)
+    [
+      'a gas limit below intrinsic with calldata',
+      { gasLimit: '21019', data: '0x0100' },
+      'FIELD_INVALID',
+      'parameters.gasLimit',
+    ],
+    ['odd-length calldata', { data: '0x123' }, 'FIELD_INVALID', 'parameters.data'],
+    [
+      'from not in the organization',
+      { from: '0x000000000000000000000000000000000000dEaD' },
+      'SIGN_WITH_NOT_FOUND',
+      'parameters.from',
+    ],
+    ['a sponsored send', { sponsor: true }, 'FIELD_INVALID', 'parameters.sponsor'],
+  ];
+
+  it.each(BAD)('refuses %s with the field named and no nonce taken', async (_, override, code, field) => {
+    const before = await nextNonce();
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: recipient(6),
+      value: '1',
+      ...override,
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(String(res.json.message)).toContain(field);
+    expect(JSON.stringify(res.json)).toContain(code === 'SIGN_WITH_NOT_FOUND' ? 'Could not find' : field);
+    if (field === 'parameters.sponsor')
+      expect(String(res.json.message)).toContain('sponsored sends are not supported yet');
+    expect(await nextNonce()).toBe(before);
+  });
+
+  it('refuses a V2 batch of more than one call, naming parameters.calls', async () => {
+    const before = await nextNonce();
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+      from,
+      caip2: CAIP2,
+      calls: [{ to: recipient(7) }, { to: recipient(8) }],
+    });
+    expect(res.status).toBe(400);
+    expect(String(res.json.message)).toContain('parameters.calls');
+    expect(String(res.json.message)).toContain('sponsored sends are not supported yet');
+    expect(await nextNonce()).toBe(before);
+  });
+
+  it('after a restart, a dropped send is broadcast again with its stored bytes, never re-signed', async () => {
+    const rpc = (method: string, params: unknown[] = []) =>
+      chain.request({ method: method as never, params: params as never });
+    // Mining off, so the broadcast transaction waits in the pool, where it is then lost.
+    await rpc('evm_setAutomine', [false]);
+    const to = recipient(9);
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', { from, caip2: CAIP2, to, value: '9' });
+    const id = statusIdOf(res.json, 'ethSendTransactionResult');
+    for (let i = 0; (await statusOf(id)).txStatus !== 'BROADCASTING'; i++) {
+      expect(i).toBeLessThan(100);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const row = await h.service.store.getSendTransactionById(id);
+    await rpc('anvil_dropTransaction', [row?.txHash]);
+    const dataDir = h.dataDir;
+    await h.close({ keepDir: true });
+    await rpc('evm_setAutomine', [true]);
+    h = await startEmbedded({ dataDir, chainRpc: new Map([[CAIP2, anvil.rpcUrl]]) });
+    const s = await settled(id);
+    expect(s).toEqual({ txStatus: 'INCLUDED', eth: { txHash: row?.txHash } });
+    expect(BigInt((await chain.getTransaction({ hash: row?.txHash as Hex })).nonce)).toBe(row?.nonce);
+    expect(await chain.getBalance({ address: to })).toBe(9n);
+  });
+});
