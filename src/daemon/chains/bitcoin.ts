@@ -27,11 +27,11 @@ import type { Activity } from '../../client/client.js';
 import { bytesToHex, equalBytes } from '../../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../../shared/errors.js';
 import { convertPublicKey, isValidPublicKey } from '../../shared/secp256k1.js';
-import { openState, rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
+import { rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
 import type { CallContext, DaemonContext } from '../context.js';
 import type { BitcoinTransactionMessage, SignTransactionRequest, SignTransactionResponse } from '../proto.js';
 import { submitActivity } from '../submit-activity.js';
-import { resolveMode, verifying } from './common.js';
+import { awaitingResponse, resolveMode, verifying } from './common.js';
 
 const FIELDS: RequestFields = { unsignedField: 'bitcoin.unsigned', signWithField: 'sign_with' };
 
@@ -123,20 +123,8 @@ export async function signBitcoinTransaction(
 
   // Both raw activities are submitted before either is waited on, so approvers see them together.
   for (const a of activities) {
-    const open = openState(a);
-    if (open !== undefined) {
-      log.info({ activityId: a.id, state: open.state }, 'transaction awaits the activity');
-      return {
-        signedTransaction: new Uint8Array(0),
-        transactionHash: '',
-        signatures: [],
-        signer: '',
-        activityId: a.id,
-        state: open.state,
-        fingerprint: a.fingerprint,
-        mode,
-      };
-    }
+    const pending = awaitingResponse(a, mode, log);
+    if (pending !== undefined) return pending;
   }
   const first = activities[0] as Activity;
   const signed =

@@ -1,6 +1,9 @@
 /** Steps every chain's SignTransaction flow shares. */
 import { CountersignError, invalid, isCountersignError } from '../../shared/errors.js';
-import { SIGNING_MODES, type SigningMode } from '../proto.js';
+import type { Activity } from '../../client/client.js';
+import { openState } from '../activity-result.js';
+import type { CallContext } from '../context.js';
+import { SIGNING_MODES, type SigningMode, type SignTransactionResponse } from '../proto.js';
 
 export type ResolvedMode = Exclude<SigningMode, 'SIGNING_MODE_AUTO'>;
 
@@ -34,4 +37,25 @@ export function resolveMode(mode: string): ResolvedMode {
       throw invalid('mode', `unknown signing mode ${String(never)}`);
     }
   }
+}
+
+/** The response for an activity that has not signed yet (consensus or processing), else undefined. */
+export function awaitingResponse(
+  activity: Activity,
+  mode: Exclude<SigningMode, 'SIGNING_MODE_AUTO'>,
+  log: CallContext['log'],
+): SignTransactionResponse | undefined {
+  const open = openState(activity);
+  if (open === undefined) return undefined;
+  log.info({ activityId: activity.id, state: open.state }, 'transaction awaits the activity');
+  return {
+    signedTransaction: new Uint8Array(0),
+    transactionHash: '',
+    signatures: [],
+    signer: '',
+    activityId: activity.id,
+    state: open.state,
+    fingerprint: activity.fingerprint,
+    mode,
+  };
 }

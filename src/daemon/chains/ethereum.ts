@@ -16,7 +16,7 @@ import {
 } from '../../../chains/ethereum/index.js';
 import { bytesTo0x, bytesToHex } from '../../shared/encoding.js';
 import { CountersignError, invalid, missing } from '../../shared/errors.js';
-import { openState, rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
+import { rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
 import type { CallContext, DaemonContext } from '../context.js';
 import {
   ETHEREUM_TRANSACTION_TYPES,
@@ -26,7 +26,7 @@ import {
   type SignTransactionResponse,
 } from '../proto.js';
 import { submitActivity } from '../submit-activity.js';
-import { resolveMode, verifying } from './common.js';
+import { awaitingResponse, resolveMode, verifying } from './common.js';
 
 /** Handles one SignTransaction call whose transaction is `ethereum`. */
 export async function signEthereumTransaction(
@@ -81,20 +81,8 @@ export async function signEthereumTransaction(
           },
         );
 
-  const open = openState(activity);
-  if (open !== undefined) {
-    log.info({ activityId: activity.id, state: open.state }, 'transaction awaits the activity');
-    return {
-      signedTransaction: new Uint8Array(0),
-      transactionHash: '',
-      signatures: [],
-      signer: '',
-      activityId: activity.id,
-      state: open.state,
-      fingerprint: activity.fingerprint,
-      mode,
-    };
-  }
+  const pending = awaitingResponse(activity, mode, log);
+  if (pending !== undefined) return pending;
 
   let signed: Uint8Array;
   let signature: SignatureMessage | undefined;

@@ -20,7 +20,7 @@ import {
 } from '../../../chains/solana/index.js';
 import { bytesToHex, concatBytes } from '../../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../../shared/errors.js';
-import { openState, rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
+import { rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
 import type { CallContext, DaemonContext } from '../context.js';
 import type {
   SignatureMessage,
@@ -29,7 +29,7 @@ import type {
   SolanaTransactionMessage,
 } from '../proto.js';
 import { submitActivity } from '../submit-activity.js';
-import { resolveMode, verifying } from './common.js';
+import { awaitingResponse, resolveMode, verifying } from './common.js';
 
 /** Handles one SignTransaction call whose transaction is `solana`. */
 export async function signSolanaTransaction(
@@ -92,20 +92,8 @@ export async function signSolanaTransaction(
           },
         );
 
-  const open = openState(activity);
-  if (open !== undefined) {
-    log.info({ activityId: activity.id, state: open.state }, 'transaction awaits the activity');
-    return {
-      signedTransaction: new Uint8Array(0),
-      transactionHash: '',
-      signatures: [],
-      signer: '',
-      activityId: activity.id,
-      state: open.state,
-      fingerprint: activity.fingerprint,
-      mode,
-    };
-  }
+  const pending = awaitingResponse(activity, mode, log);
+  if (pending !== undefined) return pending;
 
   let signed: Uint8Array;
   if (mode === 'SIGNING_MODE_SIGN_TRANSACTION') {

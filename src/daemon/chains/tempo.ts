@@ -20,17 +20,16 @@ import {
 import type { Activity } from '../../client/client.js';
 import { bytesTo0x, bytesToHex } from '../../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../../shared/errors.js';
-import { openState, rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
+import { rawSignaturesOf, signedTransactionOf } from '../activity-result.js';
 import type { CallContext, DaemonContext } from '../context.js';
 import type {
   SignatureMessage,
   SignTransactionRequest,
   SignTransactionResponse,
-  SigningMode,
   TempoTransactionMessage,
 } from '../proto.js';
 import { submitActivity, type SubmitActivityOptions } from '../submit-activity.js';
-import { resolveMode, verifying } from './common.js';
+import { awaitingResponse, resolveMode, verifying } from './common.js';
 
 const FEE_PAYER_FIELD = 'fee_payer_sign_with';
 
@@ -93,7 +92,7 @@ export async function signTempoTransaction(
         }
       : rawPayloadActivity(common, req.signWith, digest),
   );
-  const senderOpen = awaiting(senderActivity, mode, log);
+  const senderOpen = awaitingResponse(senderActivity, mode, log);
   if (senderOpen !== undefined) return senderOpen;
 
   let senderSigned: Uint8Array;
@@ -123,7 +122,7 @@ export async function signTempoTransaction(
         payerDigest,
       ),
     );
-    const payerOpen = awaiting(activity, mode, log);
+    const payerOpen = awaitingResponse(activity, mode, log);
     if (payerOpen !== undefined) return payerOpen;
     const payerSig = rawSignature(activity);
     signed = verifying(() => assemble(tx, senderSig, payerSig));
@@ -180,27 +179,6 @@ function toMessage(sig: TempoSignature): SignatureMessage {
     return out;
   };
   return { r: pad(sig.r), s: pad(sig.s), v: sig.yParity };
-}
-
-/** The response for an activity that has not signed yet (consensus or processing), else undefined. */
-function awaiting(
-  activity: Activity,
-  mode: Exclude<SigningMode, 'SIGNING_MODE_AUTO'>,
-  log: CallContext['log'],
-): SignTransactionResponse | undefined {
-  const open = openState(activity);
-  if (open === undefined) return undefined;
-  log.info({ activityId: activity.id, state: open.state }, 'transaction awaits the activity');
-  return {
-    signedTransaction: new Uint8Array(0),
-    transactionHash: '',
-    signatures: [],
-    signer: '',
-    activityId: activity.id,
-    state: open.state,
-    fingerprint: activity.fingerprint,
-    mode,
-  };
 }
 
 /** The fee payer's address, with errors naming `fee_payer_sign_with` rather than `sign_with`. */
