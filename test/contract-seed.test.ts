@@ -17,12 +17,17 @@ import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { p256 } from '@noble/curves/nist.js';
 import {
+  createPublicClient,
+  http,
   keccak256,
+  parseEther,
   parseTransaction,
   recoverAddress,
   recoverTransactionAddress,
   serializeTransaction,
+  toHex,
   type Hex,
+  type PublicClient,
 } from 'viem';
 import { privateKeyToAccount, publicKeyToAddress } from 'viem/accounts';
 import {
@@ -31,6 +36,7 @@ import {
   loadOrCreateMasterKey,
   signWithServiceKey,
 } from '../src/service/keys/index.js';
+import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 
 type Json = Record<string, any>;
@@ -64,6 +70,8 @@ class RecordingStamper {
   }
 }
 
+let anvil: RunningAnvil;
+let chain: PublicClient;
 let h: EmbeddedHarness;
 let org: string;
 let rootUserId: string;
@@ -142,6 +150,9 @@ const TO_B = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
 const TO_C = '0x90f79bf6eb2c4f870365e785982e1f101e93b906';
 const TO_D = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
 const TOKEN = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
+/** anvil's chain, served through `chainRpc`; the eth_send_transaction recipient starts empty. */
+const CAIP2 = 'eip155:31337';
+const SEND_TO = '0x2222222222222222222222222222222222220019';
 const ERC20_ABI = JSON.stringify([
   {
     type: 'function',
@@ -156,7 +167,9 @@ const ERC20_ABI = JSON.stringify([
 ]);
 
 beforeAll(async () => {
-  h = await startEmbedded();
+  anvil = await startAnvil();
+  chain = createPublicClient({ transport: http(anvil.rpcUrl) });
+  h = await startEmbedded({ chainRpc: new Map([[CAIP2, anvil.rpcUrl]]) });
   org = h.service.credentials.organizationId;
   rootUserId = h.service.credentials.userId;
   // The recording proxy: forwards every request byte-for-byte and records the exchange. `/hook`
@@ -194,8 +207,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
-  await h.close();
+  if (proxy !== undefined) await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await h?.close();
+  await anvil?.stop();
 });
 
 /** State handed from one case to the next (create before delete, export before delete_wallets …). */
@@ -218,6 +232,7 @@ const s = {
   bobKey: { id: '', key: newKey() },
   invitationId: '',
   deploymentId: '',
+  send: { nonce: '', balanceBefore: 0n },
   secrets: {
     secret: `sk_contract_${randomUUID()}`,
     private: `pk_contract_${randomUUID()}`,
@@ -865,7 +880,85 @@ const cases: Case[] = [
       expect(await h.service.store.getInvitation(org, p.invitationId)).toBeUndefined();
     },
   },
-  // 19 eth_send_transaction (ACTIVITY_TYPE_ETH_SEND_TRANSACTION) is not served yet: a later issue.
+  {
+    path: 'eth_send_transaction',
+    // V1, the seed's version (4.1.19): a non-sponsored send from the default Ethereum account.
+    type: 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION',
+    intentKey: 'ethSendTransactionIntent',
+    resultKey: 'ethSendTransactionResult',
+    setup: async () => {
+      const from = ethAddressOf(h);
+      await chain.request({
+        method: 'anvil_setBalance' as never,
+        params: [from, toHex(parseEther('10'))] as never,
+      });
+      const { nonce } = await root.getNonces({
+        organizationId: org,
+        address: from,
+        // anvil's chain id is not in the client's caip2 enum; it sends whatever it is given.
+        caip2: CAIP2 as 'eip155:1',
+        nonce: true,
+      });
+      s.send.nonce = String(nonce);
+      s.send.balanceBefore = await chain.getBalance({ address: SEND_TO });
+    },
+    // Every field the service takes for a non-sponsored send; deadline and gasStationNonce are
+    // sponsored-only and refused, so they are left out.
+    parameters: () => ({
+      from: ethAddressOf(h),
+      sponsor: false,
+      caip2: CAIP2,
+      to: SEND_TO,
+      value: '1234567890',
+      data: '0x',
+      nonce: s.send.nonce,
+      gasLimit: '21000',
+      maxFeePerGas: '30000000000',
+      maxPriorityFeePerGas: '1000000000',
+    }),
+    submit: (b) => root.ethSendTransaction(b as never),
+    result: (r) => {
+      expect(Object.keys(r)).toEqual(['sendTransactionStatusId']);
+      expect(r.sendTransactionStatusId).toMatch(/^[0-9a-f-]{36}$/);
+    },
+    readBack: async (r, p) => {
+      const query = () =>
+        root.getSendTransactionStatus({
+          organizationId: org,
+          sendTransactionStatusId: r.sendTransactionStatusId,
+        });
+      const deadline = Date.now() + 10_000;
+      let status = await query();
+      while (status.txStatus !== 'INCLUDED') {
+        expect(status.txStatus).not.toBe('FAILED');
+        if (Date.now() > deadline) throw new Error(`send still ${status.txStatus} after 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = await query();
+      }
+      expect(status).toEqual({
+        txStatus: 'INCLUDED',
+        eth: { txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+      });
+      const hash = status.eth?.txHash as Hex;
+      const receipt = await chain.getTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+      const tx = await chain.getTransaction({ hash });
+      expect(tx).toMatchObject({
+        hash,
+        type: 'eip1559',
+        chainId: 31337,
+        from: p.from.toLowerCase(),
+        to: p.to,
+        value: BigInt(p.value),
+        input: '0x',
+        nonce: Number(p.nonce),
+        gas: BigInt(p.gasLimit),
+        maxFeePerGas: BigInt(p.maxFeePerGas),
+        maxPriorityFeePerGas: BigInt(p.maxPriorityFeePerGas),
+      });
+      expect(await chain.getBalance({ address: p.to })).toBe(s.send.balanceBefore + BigInt(p.value));
+    },
+  },
   {
     path: 'restore_tvc_deployment',
     type: 'ACTIVITY_TYPE_RESTORE_TVC_DEPLOYMENT',
@@ -927,7 +1020,7 @@ const cases: Case[] = [
 ];
 
 describe('seed contract: every served activity path through TurnkeyClient', () => {
-  it('covers the seed list in order, leaving out only eth_send_transaction (not served yet)', () => {
+  it('covers all 21 paths of the seed list, in order', () => {
     expect(cases.map((c) => c.path)).toEqual([
       'create_sub_organization',
       'update_user',
@@ -947,6 +1040,7 @@ describe('seed contract: every served activity path through TurnkeyClient', () =
       'delete_wallets',
       'delete_api_keys',
       'delete_invitation',
+      'eth_send_transaction',
       'restore_tvc_deployment',
       'set_organization_feature',
     ]);
