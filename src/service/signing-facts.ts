@@ -22,6 +22,7 @@ import { hexToBytes } from '../shared/encoding.js';
 import type { TransactionFacts } from './policy/index.js';
 import type { ActivityContext, ActivityFacts } from './activities/types.js';
 import type { SigningKeyRecord } from './store/types.js';
+import { addContractCallFacts } from './abi-facts.js';
 
 /** `wallet` + `wallet_account` for an account, `private_key` for a private key. */
 export async function signerFacts(ctx: ActivityContext, rec: SigningKeyRecord): Promise<ActivityFacts> {
@@ -82,7 +83,11 @@ export function transactionFacts(
     case 'TRANSACTION_TYPE_ETHEREUM': {
       const tx = inField(unsignedField, () => parseEthereum(unsigned));
       if (rec.curve !== 'CURVE_SECP256K1') return undefined;
-      return { chain: 'eth', tx: describeEthereum(tx, ethereumAddressOf(rec, signWithField)) };
+      const facts: Record<string, unknown> = {
+        ...describeEthereum(tx, ethereumAddressOf(rec, signWithField)),
+      };
+      // function_name / function_signature / contract_call_args come from withContractCallFacts.
+      return { chain: 'eth', tx: facts };
     }
     case 'TRANSACTION_TYPE_SOLANA':
       return {
@@ -104,4 +109,14 @@ export function transactionFacts(
     default:
       return undefined;
   }
+}
+
+/** Adds the decoded contract call (from an uploaded ABI for `eth.tx.to`) to Ethereum facts. */
+export async function withContractCallFacts(
+  ctx: ActivityContext,
+  transaction: TransactionFacts | undefined,
+): Promise<TransactionFacts | undefined> {
+  if (transaction?.chain === 'eth')
+    await addContractCallFacts(ctx.store, ctx.organization.id, transaction.tx as Record<string, unknown>);
+  return transaction;
 }

@@ -22,7 +22,8 @@ import { signEcdsaSecp256k1 } from '../keys/index.js';
 import { eip155ChainId, type EthChain } from '../send/chains.js';
 import { PreparedCache, sendContextOf } from '../send/context.js';
 import { fillTransaction, type FilledTransaction, type SendRequest } from '../send/fillTransaction.js';
-import { signerFacts } from '../signing-facts.js';
+import { signerFacts, withContractCallFacts } from '../signing-facts.js';
+import type { TransactionFacts } from '../policy/index.js';
 import type { SigningKeyRecord } from '../store/types.js';
 import { asObject, optBool, optString, reqArray, reqString, type Params } from './params.js';
 import { resolveSigner } from './signing.js';
@@ -176,7 +177,10 @@ async function sendFacts(ctx: ActivityContext, p: Params, version: 1 | 2): Promi
   PREPARED.put(ctx.activityId, prepared, Date.now());
   return {
     ...(await signerFacts(ctx, prepared.signer)),
-    transaction: { chain: 'eth', tx: describeTransaction(prepared.filled.tx, prepared.parsed.from) },
+    transaction: (await withContractCallFacts(ctx, {
+      chain: 'eth',
+      tx: describeTransaction(prepared.filled.tx, prepared.parsed.from),
+    })) as TransactionFacts,
   };
 }
 

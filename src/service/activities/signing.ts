@@ -19,7 +19,7 @@ import {
 import type { SigningKeyRecord } from '../store/types.js';
 import { reqArray, reqEnum, reqString, stringArray, type Params } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
-import { signerFacts, transactionFacts } from '../signing-facts.js';
+import { signerFacts, transactionFacts, withContractCallFacts } from '../signing-facts.js';
 import { signBitcoinTransaction } from './chains/bitcoin.js';
 import { signEthereumTransaction } from './chains/ethereum.js';
 import { signSolanaTransaction } from './chains/solana.js';
@@ -279,7 +279,10 @@ async function transactionRequestFacts(
   const signWithField = `${prefix}.${signWithKey}`;
   const rec = await resolveSigner(ctx, signWith, signWithField);
   const unsigned = hexToBytes(unsignedHex, unsignedField);
-  const transaction = transactionFacts(type, unsigned, rec, { unsignedField, signWithField });
+  const transaction = await withContractCallFacts(
+    ctx,
+    transactionFacts(type, unsigned, rec, { unsignedField, signWithField }),
+  );
   return { ...(await signerFacts(ctx, rec)), ...(transaction === undefined ? {} : { transaction }) };
 }
 
