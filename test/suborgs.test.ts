@@ -5,7 +5,7 @@
  * verifySessionJwtSignature with our published service key. The handler is built here (as in
  * policies.test.ts) so its clock can be moved past a session's expiry.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +84,89 @@ function rootUser(name: string, keys: Keys, extra: Record<string, unknown> = {})
     oauthProviders: [],
     ...extra,
   };
+}
+
+// ---- WebAuthn fixtures (as in users.test.ts): a minimal CBOR encoder and a software authenticator ----
+
+function cborHead(major: number, n: number): Buffer {
+  if (n < 24) return Buffer.from([(major << 5) | n]);
+  if (n < 256) return Buffer.from([(major << 5) | 24, n]);
+  return Buffer.from([(major << 5) | 25, n >> 8, n & 0xff]);
+}
+function cbor(v: unknown): Buffer {
+  if (typeof v === 'number') return v >= 0 ? cborHead(0, v) : cborHead(1, -1 - v);
+  if (typeof v === 'string') return Buffer.concat([cborHead(3, Buffer.byteLength(v)), Buffer.from(v)]);
+  if (v instanceof Uint8Array) return Buffer.concat([cborHead(2, v.length), Buffer.from(v)]);
+  if (v instanceof Map)
+    return Buffer.concat([cborHead(5, v.size), ...[...v].flatMap(([k, x]) => [cbor(k), cbor(x)])]);
+  throw new Error('unsupported');
+}
+
+function softAuthenticator() {
+  const secret = p256.utils.randomSecretKey();
+  const pub = p256.getPublicKey(secret, false);
+  const credId = randomBytes(16);
+  const challenge = randomBytes(32).toString('base64url');
+  const cose = new Map<number, unknown>([
+    [1, 2],
+    [3, -7],
+    [-1, 1],
+    [-2, pub.slice(1, 33)],
+    [-3, pub.slice(33)],
+  ]);
+  const authData = Buffer.concat([
+    createHash('sha256').update('localhost').digest(),
+    Buffer.from([0x41, 0, 0, 0, 0]),
+    Buffer.alloc(16),
+    Buffer.from([0, credId.length]),
+    credId,
+    cbor(cose),
+  ]);
+  const attestationObject = cbor(
+    new Map<string, unknown>([
+      ['fmt', 'none'],
+      ['attStmt', new Map()],
+      ['authData', authData],
+    ]),
+  );
+  const clientDataJson = Buffer.from(
+    JSON.stringify({ type: 'webauthn.create', challenge, origin: 'http://localhost' }),
+  );
+  return {
+    secret,
+    credentialId: credId.toString('base64url'),
+    compressed: Buffer.from(p256.getPublicKey(secret, true)).toString('hex'),
+    params: {
+      authenticatorName: 'passkey',
+      challenge,
+      attestation: {
+        credentialId: credId.toString('base64url'),
+        clientDataJson: clientDataJson.toString('base64url'),
+        attestationObject: attestationObject.toString('base64url'),
+        transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL' as const],
+      },
+    },
+  };
+}
+
+/** A passkey assertion over `body` (X-Stamp-Webauthn), as @turnkey/webauthn-stamper builds it. */
+function webauthnStamp(a: ReturnType<typeof softAuthenticator>, body: string): string {
+  const challenge = Buffer.from(createHash('sha256').update(body).digest('hex')).toString('base64url');
+  const clientData = Buffer.from(
+    JSON.stringify({ type: 'webauthn.get', challenge, origin: 'http://localhost' }),
+  );
+  const authData = Buffer.concat([
+    createHash('sha256').update('localhost').digest(),
+    Buffer.from([0x01, 0, 0, 0, 1]),
+  ]);
+  const signed = Buffer.concat([authData, createHash('sha256').update(clientData).digest()]);
+  const sig = p256.sign(signed, a.secret, { prehash: true, format: 'der' });
+  return JSON.stringify({
+    authenticatorData: authData.toString('base64url'),
+    clientDataJson: clientData.toString('base64url'),
+    credentialId: a.credentialId,
+    signature: Buffer.from(sig).toString('base64url'),
+  });
 }
 
 const subOrgIds = async (filter: Record<string, string> = {}) =>
@@ -393,7 +476,7 @@ describe('create_sub_organization', () => {
         ],
       },
       400,
-      'parameters.rootUsers.0.authenticators',
+      'parameters.rootUsers.0.authenticators.0.attestation.clientDataJson',
     );
     await expectRefused(
       {
@@ -414,6 +497,84 @@ describe('create_sub_organization', () => {
       'parameters.wallet.mnemonicLength',
     );
     await expectRefused({ ...base, disableSmsAuth: 'yes' }, 400, 'parameters.disableSmsAuth');
+  });
+
+  it("registers root users' passkeys (authenticators) parsed as create_users does; the passkey stamps whoami", async () => {
+    const auth = softAuthenticator();
+    const res = await root.createSubOrganization({
+      type: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
+      timestampMs: ts(),
+      organizationId: parentOrg,
+      parameters: {
+        subOrganizationName: 'Passkey org',
+        rootUsers: [{ ...rootUser('paula', newApiKey()), apiKeys: [], authenticators: [auth.params] }],
+        rootQuorumThreshold: 1,
+      },
+    });
+    expect(res.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const result = res.activity.result.createSubOrganizationResultV8;
+    const orgId = String(result?.subOrganizationId);
+    const userId = String(result?.rootUserIds?.[0]);
+    const { user } = await root.getUser({ organizationId: orgId, userId });
+    expect(user.authenticators).toEqual([
+      expect.objectContaining({
+        authenticatorName: 'passkey',
+        credentialId: auth.credentialId,
+        credential: expect.objectContaining({ publicKey: auth.compressed }),
+      }),
+    ]);
+    const body = JSON.stringify({ organizationId: orgId });
+    const r = await fetch(`${baseUrl}/public/v1/query/whoami`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-stamp-webauthn': webauthnStamp(auth, body) },
+      body,
+    });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ organizationId: orgId, userId, username: 'paula' });
+  });
+
+  it('refuses a malformed attestation naming the field, with nothing created', async () => {
+    const k = newApiKey();
+    const a = softAuthenticator();
+    const base = { subOrganizationName: 'Bad passkey', rootQuorumThreshold: 1 };
+    const withAuth = (authenticator: unknown) => ({
+      ...base,
+      rootUsers: [rootUser('dan', k, { authenticators: [authenticator] })],
+    });
+    await expectRefused(
+      withAuth({ ...a.params, attestation: { ...a.params.attestation, attestationObject: 'AAAA' } }),
+      400,
+      'parameters.rootUsers.0.authenticators.0.attestation.attestationObject',
+    );
+    await expectRefused(
+      withAuth({ ...a.params, challenge: randomBytes(32).toString('base64url') }),
+      400,
+      'parameters.rootUsers.0.authenticators.0.challenge',
+    );
+    await expectRefused(
+      withAuth({ ...a.params, attestation: { ...a.params.attestation, credentialId: 'AAAA' } }),
+      400,
+      'parameters.rootUsers.0.authenticators.0.attestation.credentialId',
+    );
+    await expectRefused(
+      withAuth({ ...a.params, authenticatorName: undefined }),
+      400,
+      'parameters.rootUsers.0.authenticators.0.authenticatorName',
+    );
+    // The same credential for two root users of one request.
+    await expectRefused(
+      {
+        ...base,
+        rootQuorumThreshold: 2,
+        rootUsers: [
+          rootUser('dan', k, { authenticators: [a.params] }),
+          rootUser('eve', newApiKey(), { authenticators: [a.params] }),
+        ],
+      },
+      400,
+      'parameters.rootUsers.1.authenticators.0.attestation.credentialId',
+    );
+    expect(await subOrgIds({ filterType: 'NAME', filterValue: 'Bad passkey' })).toEqual([]);
   });
 
   it('refuses a sub-organization of a sub-organization (403)', async () => {

@@ -3,9 +3,11 @@
  * root users (API keys, OAuth providers), root quorum, an optional HD wallet and the auth feature
  * switches, created in the one transaction that records the activity.
  *
- * Deliberate limits, each refused with the field named rather than half-supported:
- * - `authenticators` must be empty: WebAuthn attestations (CBOR attestation objects, COSE keys,
- *   attestation statements) are not parsed or verified here, so no passkey is registered unverified.
+ * `authenticators` are read exactly as create_users reads them (users.ts parseAuthenticators: the
+ * attestation object down to its ES256 COSE key, the clientDataJson challenge and credential id
+ * checked; the attestation statement is not verified, as with attestation "none").
+ *
+ * Deliberate limit, refused with the field named rather than half-supported:
  * - `oauthProviders[].oidcToken` is refused: verifying it needs the issuer's JWKS, which this
  *   service does not fetch; decoding its claims unverified would let anyone claim any identity.
  *   Providers are registered from `oidcClaims` {iss, sub, aud}, which the caller vouches for.
@@ -20,12 +22,14 @@ import { uuidv7 } from '../ids.js';
 import {
   API_KEY_CURVES,
   type ApiKeyRecord,
+  type AuthenticatorRecord,
   type OAuthProviderRecord,
   type OrganizationRecord,
   type StoreTx,
   type UserRecord,
 } from '../store/types.js';
 import { asObject, optBool, optString, reqArray, reqEnum, reqString, type Params } from './params.js';
+import { parseAuthenticators, type AuthenticatorSpec } from './users.js';
 import { buildWallet, insertWallet, parseAccountSpec, type AccountSpec } from './wallets.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
 
@@ -56,6 +60,7 @@ interface RootUserSpec {
   readonly email: string | null;
   readonly phoneNumber: string | null;
   readonly apiKeys: readonly ApiKeySpec[];
+  readonly authenticators: readonly AuthenticatorSpec[];
   readonly oauth: readonly { readonly name: string; iss: string; sub: string; aud: string }[];
 }
 
@@ -144,15 +149,11 @@ function parseRootUser(value: unknown, field: string): RootUserSpec {
     if (names.has(k.name)) throw notUnique(`${field}.apiKeys.${i}.apiKeyName`);
     names.add(k.name);
   });
-  if (reqArray(u, 'authenticators', field).length > 0)
-    throw invalid(
-      `${field}.authenticators`,
-      'passkey registration is not supported: WebAuthn attestations cannot be verified by this service; use an empty array and register API keys',
-    );
+  const authenticators = parseAuthenticators(reqArray(u, 'authenticators', field), `${field}.authenticators`);
   const oauth = reqArray(u, 'oauthProviders', field).map((o, i) =>
     parseOauthProvider(o, `${field}.oauthProviders.${i}`),
   );
-  return { name, email, phoneNumber, apiKeys, oauth };
+  return { name, email, phoneNumber, apiKeys, authenticators, oauth };
 }
 
 function notUnique(field: string): CountersignError {
@@ -242,6 +243,17 @@ function checkClientSignature(p: Params, claims: VerificationTokenClaims, user: 
   const requested = user.apiKeys.map((k) => k.publicKey);
   if (signedKeys.length !== requested.length || !requested.every((k) => signedKeys.includes(k)))
     throw invalid(`${field}.message`, 'the signed API keys are not the verified root user’s API keys');
+  const signedCreds = (Array.isArray(usage.authenticators) ? usage.authenticators : []).map((a, i) => {
+    const f = `${field}.message.signupV2.authenticators.${i}`;
+    const att = asObject(asObject(a, f).attestation ?? {}, `${f}.attestation`);
+    return String(att.credentialId ?? '').replace(/=+$/, '');
+  });
+  const requestedCreds = user.authenticators.map((a) => a.credentialId);
+  if (signedCreds.length !== requestedCreds.length || !requestedCreds.every((c) => signedCreds.includes(c)))
+    throw invalid(
+      `${field}.message`,
+      'the signed authenticators are not the verified root user’s authenticators',
+    );
 }
 
 /** Checks verificationToken/clientSignature; returns the token id to consume, or null if none. */
@@ -302,6 +314,7 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
   const userNames = new Set<string>();
   const publicKeys = new Set<string>();
   const claims = new Set<string>();
+  const credentials = new Set<string>();
   users.forEach((u, i) => {
     if (userNames.has(u.name)) throw notUnique(`${PREFIX}.rootUsers.${i}.userName`);
     userNames.add(u.name);
@@ -312,6 +325,14 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
           'the same public key appears twice in this request',
         );
       publicKeys.add(k.publicKey);
+    });
+    u.authenticators.forEach((a, j) => {
+      if (credentials.has(a.credentialId))
+        throw invalid(
+          `${PREFIX}.rootUsers.${i}.authenticators.${j}.attestation.credentialId`,
+          'the same credential appears twice in this request',
+        );
+      credentials.add(a.credentialId);
     });
     u.oauth.forEach((o, j) => {
       const key = JSON.stringify([o.iss, o.aud, o.sub]);
@@ -370,7 +391,16 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
       subject: o.sub,
       createdAtMs: nowMs,
     }));
-    return { user, apiKeys, oauth };
+    const authenticators: AuthenticatorRecord[] = u.authenticators.map((a) => ({
+      id: randomUUID(),
+      userId: user.id,
+      organizationId: org.id,
+      name: a.name,
+      credentialId: a.credentialId,
+      publicKey: a.publicKey,
+      createdAtMs: nowMs,
+    }));
+    return { user, apiKeys, authenticators, oauth };
   });
   const built =
     wallet === null
@@ -387,6 +417,7 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
     for (const r of records) {
       tx.insertUser(r.user);
       for (const k of r.apiKeys) tx.insertApiKey(k);
+      for (const a of r.authenticators) tx.insertAuthenticator(a);
       for (const o of r.oauth) tx.insertOAuthProvider(o);
     }
     for (const f of flags) tx.setOrganizationFeature(org.id, f.feature, f.disabled ? 'false' : 'true', nowMs);

@@ -384,11 +384,11 @@ export function parseAttestation(p: Params, field: string): AttestedCredential {
   return { credentialId: Buffer.from(credId).toString('base64url'), publicKey: bytesToHex(compressed) };
 }
 
-interface AuthenticatorSpec extends AttestedCredential {
+export interface AuthenticatorSpec extends AttestedCredential {
   readonly name: string;
 }
 
-function parseAuthenticators(list: readonly unknown[], field: string): AuthenticatorSpec[] {
+export function parseAuthenticators(list: readonly unknown[], field: string): AuthenticatorSpec[] {
   if (list.length > MAX_AUTHENTICATORS)
     throw invalid(field, `user has exceeded maximum authenticators (${MAX_AUTHENTICATORS})`);
   const seen = new Set<string>();
