@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
+import { bytesTo0x, bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
 import {
   hashAuthorization,
   hashTypedDataJson,
@@ -255,14 +255,67 @@ async function signTransaction(ctx: ActivityContext, p: Params, signWithKey: 'si
   return { signedTransaction: bytesToHex(signed) };
 }
 
-/** Policy facts of a raw-payload signing request: the key it names. */
+/** Lower-cases 0x-hex strings inside EIP-712 values, as policies compare them (turnkey-api.md 6.1). */
+function normalizeHex(v: unknown): unknown {
+  if (typeof v === 'string') return /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v;
+  if (Array.isArray(v)) return v.map(normalizeHex);
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeHex(x)]));
+  return v;
+}
+
+/** `eth.eip_712` facts of a typed-data payload (validated by hashing it first, as signing will). */
+function eip712Facts(payload: string, field: string): Record<string, unknown> {
+  hashTypedDataJson(payload, field);
+  const td = JSON.parse(payload) as {
+    primaryType: string;
+    domain?: Record<string, unknown>;
+    message?: unknown;
+  };
+  const d = td.domain ?? {};
+  const chainId = d['chainId'];
+  return {
+    primary_type: td.primaryType,
+    domain: {
+      name: d['name'] ?? '',
+      version: d['version'] ?? '',
+      chain_id: typeof chainId === 'number' || typeof chainId === 'string' ? BigInt(chainId) : 0n,
+      verifying_contract:
+        typeof d['verifyingContract'] === 'string' ? d['verifyingContract'].toLowerCase() : '',
+    },
+    message: normalizeHex(td.message ?? {}),
+  };
+}
+
+/**
+ * Policy facts of a raw-payload signing request: the key it names, and for a single EIP-712 or
+ * EIP-7702 payload what it says (`eth.eip_712`, `eth.eip_7702_authorization`). With several
+ * payloads those facts are absent, so a policy that reads them does not allow the request.
+ */
 async function rawFacts(
   ctx: ActivityContext,
   p: Params,
   signWithKey: 'signWith' | 'privateKeyId',
 ): Promise<ActivityFacts> {
   const signWith = reqString(p, signWithKey, 'parameters');
-  return signerFacts(ctx, await resolveSigner(ctx, signWith, `parameters.${signWithKey}`));
+  const signer = await signerFacts(ctx, await resolveSigner(ctx, signWith, `parameters.${signWithKey}`));
+  const payloads = Array.isArray(p['payloads']) ? (p['payloads'] as unknown[]) : [p['payload']];
+  const field = Array.isArray(p['payloads']) ? 'parameters.payloads.0' : 'parameters.payload';
+  const [payload] = payloads;
+  if (payloads.length !== 1 || typeof payload !== 'string') return signer;
+  switch (p['encoding']) {
+    case 'PAYLOAD_ENCODING_EIP712':
+      return { ...signer, eip712: eip712Facts(payload, field) };
+    case 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION': {
+      const a = parseAuthorizationJson(payload, field);
+      return {
+        ...signer,
+        eip7702Authorization: { address: bytesTo0x(a.address), chain_id: a.chainId, nonce: a.nonce },
+      };
+    }
+    default:
+      return signer;
+  }
 }
 
 /** Policy facts of a sign_transaction request: the key, and the transaction its adapter parsed. */

@@ -1,0 +1,154 @@
+/**
+ * `eth.eip_712` and `eth.eip_7702_authorization` facts (turnkey-api.md 8.3) for raw-payload
+ * signing, decided by the policy gate of the real service over HTTP for a non-root user.
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { envelope, post } from './helpers/http.js';
+
+const CONTRACT = '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC';
+const DELEGATE = '0x00000000000000000000000000000000000b0b00';
+
+let h: EmbeddedHarness;
+let org: string;
+let alice: { apiPublicKey: string; apiPrivateKey: string };
+
+function newApiKey() {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  const y = Buffer.from(jwk.y as string, 'base64url');
+  return {
+    apiPublicKey:
+      ((y[31] as number) & 1 ? '03' : '02') + Buffer.from(jwk.x as string, 'base64url').toString('hex'),
+    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
+      .toString('hex')
+      .padStart(64, '0'),
+  };
+}
+
+const typedData = (verifyingContract: string) =>
+  JSON.stringify({
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      Mail: [
+        { name: 'to', type: 'address' },
+        { name: 'contents', type: 'string' },
+      ],
+    },
+    primaryType: 'Mail',
+    domain: { name: 'Ether Mail', version: '1', chainId: 1, verifyingContract },
+    message: { to: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB', contents: 'hi' },
+  });
+
+beforeAll(async () => {
+  h = await startEmbedded();
+  org = h.service.credentials.organizationId;
+  alice = newApiKey();
+  const now = Date.now();
+  const userId = randomUUID();
+  // A non-root user, inserted through the store so that the policies (not the root quorum) decide.
+  await h.service.store.write((tx) => {
+    tx.insertUser({
+      id: userId,
+      organizationId: org,
+      name: 'alice',
+      email: null,
+      phoneNumber: null,
+      isRoot: false,
+      createdAtMs: now,
+      updatedAtMs: now,
+    });
+    tx.insertApiKey({
+      id: randomUUID(),
+      userId,
+      organizationId: org,
+      name: 'alice key',
+      publicKey: alice.apiPublicKey,
+      curve: 'API_KEY_CURVE_P256',
+      expiresAtMs: null,
+      createdAtMs: now,
+    });
+  });
+  const created = await post(
+    h.baseUrl,
+    h.service.credentials,
+    '/public/v1/submit/create_policies',
+    envelope('ACTIVITY_TYPE_CREATE_POLICIES', org, {
+      policies: [
+        {
+          policyName: 'mail to the known contract',
+          effect: 'EFFECT_ALLOW',
+          condition: `eth.eip_712.primary_type == 'Mail' && eth.eip_712.domain.verifying_contract == '${CONTRACT.toLowerCase()}' && eth.eip_712.domain.chain_id == 1`,
+          consensus: `approvers.any(user, user.id == '${userId}')`,
+          notes: '',
+        },
+        {
+          policyName: 'delegate to the known contract',
+          effect: 'EFFECT_ALLOW',
+          condition: `eth.eip_7702_authorization.address == '${DELEGATE}' && eth.eip_7702_authorization.chain_id == 31337`,
+          consensus: `approvers.any(user, user.id == '${userId}')`,
+          notes: '',
+        },
+      ],
+    }),
+  );
+  expect(created.status).toBe(200);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const signAsAlice = (encoding: string, payload: string) =>
+  post(
+    h.baseUrl,
+    h.service.credentials,
+    '/public/v1/submit/sign_raw_payload',
+    envelope('ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', org, {
+      signWith: ethAddressOf(h),
+      payload,
+      encoding,
+      hashFunction: 'HASH_FUNCTION_NO_OP',
+    }),
+    { keys: alice },
+  );
+
+describe('typed-data and authorization facts', () => {
+  it('allows EIP-712 for the named verifying contract and denies another', async () => {
+    const ok = await signAsAlice('PAYLOAD_ENCODING_EIP712', typedData(CONTRACT));
+    expect(ok.status).toBe(200);
+    expect((ok.json.activity as { status: string }).status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const denied = await signAsAlice(
+      'PAYLOAD_ENCODING_EIP712',
+      typedData('0x1111111111111111111111111111111111111111'),
+    );
+    expect(denied.status).toBe(403);
+    expect(denied.json.code).toBe(7);
+  });
+
+  it('allows an EIP-7702 authorization for the named delegate and chain, denies others', async () => {
+    const auth = (address: string, chainId: number) => JSON.stringify({ address, chainId, nonce: 0 });
+    expect((await signAsAlice('PAYLOAD_ENCODING_EIP7702_AUTHORIZATION', auth(DELEGATE, 31337))).status).toBe(
+      200,
+    );
+    expect((await signAsAlice('PAYLOAD_ENCODING_EIP7702_AUTHORIZATION', auth(DELEGATE, 1))).status).toBe(403);
+    expect(
+      (
+        await signAsAlice(
+          'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION',
+          auth('0x2222222222222222222222222222222222222222', 31337),
+        )
+      ).status,
+    ).toBe(403);
+  });
+
+  it('denies a plain digest, which carries neither fact', async () => {
+    const res = await signAsAlice('PAYLOAD_ENCODING_HEXADECIMAL', '11'.repeat(32));
+    expect(res.status).toBe(403);
+  });
+});
