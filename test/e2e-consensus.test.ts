@@ -5,7 +5,7 @@
  * (unmodified) over HTTP. A 2-of-3 ALLOW policy puts signing activities into CONSENSUS_NEEDED;
  * GetActivity and WatchActivity follow them to their end and return only verified results.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -35,6 +35,7 @@ import { LOADER_OPTIONS, loadSignerProto, type GetActivityResponse } from '../sr
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { createSignerClient, unwrap, type SignerClient } from './helpers/grpc-client.js';
+import { newApiKey } from './helpers/api-key.js';
 
 const CHAIN_ID = '11155111';
 /** The consensus policy covers transactions to this address (and raw payloads). */
@@ -61,20 +62,6 @@ const users = {} as Record<
   'root' | 'alice' | 'bob' | 'carol',
   { id: string; key: ApiKey; api: TurnkeyClient }
 >;
-
-function newApiKey(): ApiKey {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 const turnkey = (key: ApiKey) => new TurnkeyClient({ baseUrl: h.baseUrl }, new TurnkeyApiKeyStamper(key));
 

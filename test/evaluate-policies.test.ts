@@ -5,7 +5,7 @@
  * SignTransaction / SignRawPayloads would meet at the policy gate, and leave no trace: no activity,
  * no vote, no evaluation record, no signature.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -23,6 +23,7 @@ import { LOADER_OPTIONS, loadSignerProto, type EvaluatePoliciesResponse } from '
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { post } from './helpers/http.js';
+import { newApiKey } from './helpers/api-key.js';
 
 const CHAIN_ID = '11155111';
 /** Allowed for everyone. */
@@ -49,20 +50,6 @@ let asAlice: DryRunClient;
 let asRoot: DryRunClient;
 let alice: { id: string; key: ApiKey };
 const policyIds = {} as Record<'allowA' | 'denyC' | 'consensusD', string>;
-
-function newApiKey(): ApiKey {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 /** Non-root users go in through the store's write(), the transaction path activities use. */
 async function insertUser(name: string): Promise<{ id: string; key: ApiKey }> {

@@ -3,7 +3,7 @@
  * against the real service over HTTP on SQLite. The handler is built here rather than through
  * startEmbedded so its clock can be moved forward (vote expiry); everything else is the real code.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
 import { createApiHandler } from '../src/service/api/handler.js';
 import { Metrics } from '../src/service/api/metrics.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
+import { newApiKey } from './helpers/api-key.js';
 
 const HOUR = 60 * 60 * 1000;
 const A = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -36,20 +37,6 @@ let otherOrgId: string;
 let signWith: Hex;
 const users: Record<'root' | 'alice' | 'bob' | 'carol' | 'dave', { id: string; client: TurnkeyClient }> =
   {} as never;
-
-function newApiKey(): { apiPublicKey: string; apiPrivateKey: string } {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 function clientFor(key: { apiPublicKey: string; apiPrivateKey: string }): TurnkeyClient {
   return new TurnkeyClient({ baseUrl: `http://${http.address}` }, new ApiKeyStamper(key));

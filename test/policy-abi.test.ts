@@ -3,7 +3,7 @@
  * uploaded smart contract interface, through @turnkey/http's TurnkeyClient against the real service
  * over HTTP on SQLite, signing as a non-root user so the policy gate decides.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { createApiHandler } from '../src/service/api/handler.js';
 import { Metrics } from '../src/service/api/metrics.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
 import { decodeContractCall } from '../src/service/abi-facts.js';
+import { newApiKey } from './helpers/api-key.js';
 
 const TOKEN = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
 const R = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -67,20 +68,6 @@ let signWith: Hex;
 let root: TurnkeyClient;
 let alice: TurnkeyClient;
 let policyId: string;
-
-function newApiKey(): { apiPublicKey: string; apiPrivateKey: string } {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 function clientFor(key: { apiPublicKey: string; apiPrivateKey: string }): TurnkeyClient {
   return new TurnkeyClient({ baseUrl: `http://${http.address}` }, new ApiKeyStamper(key));

@@ -2,10 +2,11 @@
  * `eth.eip_712` and `eth.eip_7702_authorization` facts (turnkey-api.md 8.3) for raw-payload
  * signing, decided by the policy gate of the real service over HTTP for a non-root user.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { newApiKey } from './helpers/api-key.js';
 
 const CONTRACT = '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC';
 const DELEGATE = '0x00000000000000000000000000000000000b0b00';
@@ -13,19 +14,6 @@ const DELEGATE = '0x00000000000000000000000000000000000b0b00';
 let h: EmbeddedHarness;
 let org: string;
 let alice: { apiPublicKey: string; apiPrivateKey: string };
-
-function newApiKey() {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  return {
-    apiPublicKey:
-      ((y[31] as number) & 1 ? '03' : '02') + Buffer.from(jwk.x as string, 'base64url').toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 const typedData = (verifyingContract: string) =>
   JSON.stringify({

@@ -4,7 +4,7 @@
  * embedded service over HTTP on SQLite: each activity's full response, the change read back
  * through the queries, and bad input refused with the field named and nothing written.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,26 +12,13 @@ import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { newApiKey } from './helpers/api-key.js';
 
 let h: EmbeddedHarness;
 let org: string;
 let root: TurnkeyClient;
 
 const ts = () => String(Date.now());
-
-function newApiKey(): { apiPublicKey: string; apiPrivateKey: string } {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 const clientFor = (key: { apiPublicKey: string; apiPrivateKey: string }) =>
   new TurnkeyClient({ baseUrl: h.baseUrl }, new ApiKeyStamper(key));

@@ -5,7 +5,7 @@
  * verifySessionJwtSignature with our published service key. The handler is built here (as in
  * policies.test.ts) so its clock can be moved past a session's expiry.
  */
-import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import { Metrics } from '../src/service/api/metrics.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
 import { bytesToHex, utf8 } from '../src/shared/encoding.js';
 import { envelope, post } from './helpers/http.js';
+import { newApiKey } from './helpers/api-key.js';
 
 type Keys = { apiPublicKey: string; apiPrivateKey: string };
 
@@ -39,20 +40,6 @@ let parentOrg: string;
 let root: TurnkeyClient;
 let signerPublicKey: string;
 let clockOffsetMs = 0;
-
-function newApiKey(): Keys {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return {
-    apiPublicKey: prefix + x.toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-      .toString('hex')
-      .padStart(64, '0'),
-  };
-}
 
 const clientFor = (k: Keys) => new TurnkeyClient({ baseUrl }, new ApiKeyStamper(k));
 const ts = () => String(Date.now());
