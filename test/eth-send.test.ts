@@ -1,5 +1,6 @@
 /**
- * eth_send_transaction end to end, non-sponsored: the real embedded service (SQLite, HTTP) with
+ * eth_send_transaction end to end, single calls paid by the account (batches and sponsored sends:
+ * test/eth-send-sponsored.test.ts): the real embedded service (SQLite, HTTP) with
  * `--chain-rpc eip155:31337=<anvil>`, Turnkey's unmodified @turnkey/sdk-server, and a real anvil.
  * Every send must end in a receipt whose hash is the one the service reported, and the nonces the
  * allocator hands out must be consecutive with no gap left by refused requests.
@@ -327,7 +328,6 @@ describe('eth_send_transaction (non-sponsored)', () => {
       'SIGN_WITH_NOT_FOUND',
       'parameters.from',
     ],
-    ['a sponsored send', { sponsor: true }, 'FIELD_INVALID', 'parameters.sponsor'],
   ];
 
   it.each(BAD)('refuses %s with the field named and no nonce taken', async (_, override, code, field) => {
@@ -342,21 +342,14 @@ describe('eth_send_transaction (non-sponsored)', () => {
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(String(res.json.message)).toContain(field);
     expect(JSON.stringify(res.json)).toContain(code === 'SIGN_WITH_NOT_FOUND' ? 'Could not find' : field);
-    if (field === 'parameters.sponsor')
-      expect(String(res.json.message)).toContain('sponsored sends are not supported yet');
     expect(await nextNonce()).toBe(before);
   });
 
-  it('refuses a V2 batch of more than one call, naming parameters.calls', async () => {
+  it('refuses a V2 send with no calls, naming parameters.calls', async () => {
     const before = await nextNonce();
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
-      from,
-      caip2: CAIP2,
-      calls: [{ to: recipient(7) }, { to: recipient(8) }],
-    });
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', { from, caip2: CAIP2, calls: [] });
     expect(res.status).toBe(400);
     expect(String(res.json.message)).toContain('parameters.calls');
-    expect(String(res.json.message)).toContain('sponsored sends are not supported yet');
     expect(await nextNonce()).toBe(before);
   });
 

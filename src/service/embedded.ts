@@ -33,6 +33,8 @@ import { Metrics } from './api/metrics.js';
 import { ethChainsFrom } from './send/chains.js'; // --- eth send transaction ---
 import { attachSendContext } from './send/context.js'; // --- eth send transaction ---
 import { startSendTracker } from './send/tracker.js'; // --- eth send transaction ---
+import { createGasStation } from './send/gasStation.js'; // --- eth send transaction ---
+import { loadOrCreateSponsorKey } from './send/sponsorKey.js'; // --- eth send transaction ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -78,6 +80,8 @@ export interface EmbeddedService {
    * every export bundle. Also served by the `get_service_public_keys` query.
    */
   readonly signerPublicKey: string;
+  /** The gas station's sponsor address: fund it on each chain that sends sponsored batches. */
+  readonly sponsorAddress: `0x${string}`;
   close(): Promise<void>;
 }
 
@@ -215,11 +219,13 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   // (picking up what a previous run left pending); stopped before the store closes.
   const chains = ethChainsFrom(opts.chainRpc ?? new Map());
   const tracker = startSendTracker({ store, chains, logger: opts.logger.child({ module: 'send-tracker' }) });
-  attachSendContext(store, { chains, kick: (id) => tracker.kick(id) });
+  const sponsor = await loadOrCreateSponsorKey(store, vault, opts.logger);
+  const gasStation = createGasStation({ store, vault, sponsor, logger: opts.logger.child({ module: 'gas-station' }) });
+  attachSendContext(store, { chains, gasStation, kick: (id) => tracker.kick(id) });
   const close = async () => {
     await tracker.stop();
     await store.close();
   };
   // --- end eth send transaction ---
-  return { handler, store, metrics, credentials, signerPublicKey, close };
+  return { handler, store, metrics, credentials, signerPublicKey, sponsorAddress: sponsor.address, close };
 }

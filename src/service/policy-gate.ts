@@ -24,6 +24,14 @@ export const ROOT_QUORUM_ONLY: ReadonlySet<string> = new Set([
   'ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME',
 ]);
 
+/** How much a decision holds a request back: a batch takes the most restrictive of its calls'. */
+const RESTRICTIVENESS: Readonly<Record<PolicyDecision['outcome'], number>> = {
+  OUTCOME_ALLOW: 0,
+  OUTCOME_REQUIRES_CONSENSUS: 1,
+  OUTCOME_DENY_IMPLICIT: 2,
+  OUTCOME_DENY_EXPLICIT: 3,
+};
+
 /** Votes lapse this long after they were cast (turnkey-api.md 3.3: a 24-hour window). */
 export const VOTE_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -92,14 +100,28 @@ export async function evaluateGate(input: GateInput): Promise<PolicyDecision> {
     consensus: p.consensus ?? undefined,
     time: p.time ?? undefined,
   }));
-  const decision = evaluatePolicies({
-    policies,
-    facts: buildFacts({ activity: { type: input.type, parameters: input.params }, ...input.facts }),
-    approvers,
-    credentials,
-    rootQuorum: { threshold: org.rootQuorumThreshold, approverUserIds: roots },
-    now: new Date(nowMs),
-  });
+  const { batch, ...common } = input.facts;
+  const evaluate = (transaction: ActivityFacts['transaction']) =>
+    evaluatePolicies({
+      policies,
+      facts: buildFacts({
+        activity: { type: input.type, parameters: input.params },
+        ...common,
+        ...(transaction === undefined ? {} : { transaction }),
+      }),
+      approvers,
+      credentials,
+      rootQuorum: { threshold: org.rootQuorumThreshold, approverUserIds: roots },
+      now: new Date(nowMs),
+    });
+  // A batch is judged call by call, each as its own `eth.tx`: it passes only if every call would
+  // pass on its own, and the decision recorded is the most restrictive one.
+  const decision =
+    batch === undefined || batch.length === 0
+      ? evaluate(common.transaction)
+      : batch
+          .map(evaluate)
+          .reduce((worst, d) => (RESTRICTIVENESS[d.outcome] > RESTRICTIVENESS[worst.outcome] ? d : worst));
   // --- other resources --- root-quorum-only activities (turnkey-api.md 8.2): no policy grants them;
   // short of the root quorum they wait for more root approvals, or are denied if no root approved.
   if (!ROOT_QUORUM_ONLY.has(input.type) || decision.rootQuorumReached) return decision;

@@ -109,6 +109,8 @@ export const ERROR_TABLE = {
   BITCOIN_CANNOT_FINALIZE: { grpc: 9, turnkey: 'INVALID_TRANSACTION' },
   TEMPO_MALFORMED_TRANSACTION: { grpc: 3, turnkey: 'INVALID_TRANSACTION' },
   TEMPO_UNSUPPORTED_FEATURE: { grpc: 3, turnkey: 'UNSUPPORTED_TRANSACTION_TYPE' },
+  // the gas station cannot serve this chain (no CREATE2 deployer, executor not deployable, sponsor unfunded)
+  GAS_STATION_UNAVAILABLE: { grpc: 9, turnkey: 'REQUEST_INVALID' },
   // policy
   POLICY_DENIED: { grpc: 7, turnkey: 'REQUEST_NOT_AUTHORIZED' },
   // daemon

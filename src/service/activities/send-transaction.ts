@@ -1,62 +1,78 @@
 /**
- * eth_send_transaction (V1 flat fields, V2 `calls`), non-sponsored: validates at the edge, fills
- * what is missing (send/fillTransaction.ts), lets the policy gate see the filled `eth.tx`, then —
- * in the transaction that records the activity — takes the nonce from the durable allocator, signs
- * with the account key and records the send (INITIALIZED) with its signed bytes. The tracker
- * broadcasts it once committed. A request refused before that write takes no nonce.
+ * eth_send_transaction (V1 flat fields, V2 `calls`): validates at the edge, fills what is missing,
+ * lets the policy gate see every call as `eth.tx`, then — in the transaction that records the
+ * activity — takes the nonces from the durable allocator, signs and records the send (INITIALIZED)
+ * with its signed bytes. The tracker broadcasts it once committed. A request refused before that
+ * write takes no nonce.
+ *
+ * One call without `sponsor` is a plain EIP-1559 transaction from the account (DIRECT). With
+ * `sponsor`, or more than one call, the calls run as a batch through the gas station
+ * (send/batch.ts): SPONSORED when the service's sponsor submits and pays, BATCH when the account
+ * submits its own batch.
  */
 import { randomUUID } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import {
-  addressFromPublicKey,
-  assembleSignedTransaction,
-  describeTransaction,
-  parseAddress,
-  serializeUnsignedTransaction,
-  signingDigest,
-} from '../../../chains/ethereum/index.js';
+import { addressFromPublicKey, describeTransaction, parseAddress } from '../../../chains/ethereum/index.js';
 import { MAX_TX_NONCE, type EthTransaction } from '../../../chains/ethereum/types.js';
 import { bytesTo0x, hexToBytes, parseDecimal, UINT256_MAX, zeroize } from '../../shared/encoding.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { signEcdsaSecp256k1 } from '../keys/index.js';
+import {
+  batchGasFloor,
+  batchGasLimit,
+  batchTransaction,
+  intrinsicGas,
+  signAuthorization,
+  signBatch,
+} from '../send/batch.js';
+import { isDelegatedTo, type BatchCall } from '../send/batchExecutor.js';
 import { eip155ChainId, type EthChain } from '../send/chains.js';
 import { PreparedCache, sendContextOf } from '../send/context.js';
-import { fillTransaction, type FilledTransaction, type SendRequest } from '../send/fillTransaction.js';
+import {
+  estimateCallGas,
+  fillTransaction,
+  pendingNonce,
+  suggestFees,
+  type FilledTransaction,
+} from '../send/fillTransaction.js';
+import {
+  accountCode,
+  chainGasStationNonce,
+  gasStationNonceKey,
+  type GasStation,
+} from '../send/gasStation.js';
+import { signEthTransaction } from '../send/signEthTransaction.js';
+import { openSponsorKey } from '../send/sponsorKey.js';
 import { signerFacts, withContractCallFacts } from '../signing-facts.js';
 import type { TransactionFacts } from '../policy/index.js';
-import type { SigningKeyRecord } from '../store/types.js';
+import type { SendKind, SendTransactionRecord, SigningKeyRecord, StoreTx } from '../store/types.js';
 import { asObject, optBool, optString, reqArray, reqString, type Params } from './params.js';
 import { resolveSigner } from './signing.js';
 import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
 
 const P = 'parameters';
-const SPONSORED_REFUSAL =
-  'sponsored sends are not supported yet; send with sponsor false (the account pays its gas)';
+/** A batch holds at most this many calls (the executor refuses more). */
+const MAX_CALLS = 50;
+/** A batch without a caller's deadline may run this long after it was signed. */
+const DEFAULT_DEADLINE_S = 3_600n;
 
-/** Intrinsic gas of a call (not a creation): 21000 + 4 per zero and 16 per non-zero data byte (EIP-2028). */
-export function intrinsicGas(data: Uint8Array): bigint {
-  let gas = 21_000n;
-  for (const b of data) gas += b === 0 ? 4n : 16n;
-  return gas;
-}
-
-interface Call {
-  readonly to: Uint8Array;
-  readonly value: bigint;
-  readonly data: Uint8Array;
+interface Call extends BatchCall {
   /** Field prefix of the call for errors (`parameters` or `parameters.calls.0`). */
   readonly prefix: string;
 }
 
 interface ParsedSend {
+  readonly kind: SendKind;
   readonly caip2: string;
   readonly chain: EthChain;
   readonly from: `0x${string}`;
-  readonly call: Call;
+  readonly calls: readonly Call[];
   readonly nonce: bigint | undefined;
   readonly gasLimit: bigint | undefined;
   readonly maxFeePerGas: bigint | undefined;
   readonly maxPriorityFeePerGas: bigint | undefined;
+  /** Batches only: unix seconds after which the executor refuses the batch. */
+  readonly deadline: bigint;
+  readonly gasStationNonce: bigint | undefined;
 }
 
 function optDecimal(p: Params, key: string, prefix: string, max: bigint): bigint | undefined {
@@ -75,13 +91,7 @@ function parseCall(p: Params, prefix: string): Call {
 
 /** Validates everything but the signer: fields in the order a reader checks them. */
 function parseSend(ctx: ActivityContext, p: Params, version: 1 | 2): ParsedSend {
-  if (optBool(p, 'sponsor', P) === true)
-    throw new CountersignError('FIELD_INVALID', `${P}.sponsor: ${SPONSORED_REFUSAL}`, {
-      field: `${P}.sponsor`,
-    });
-  for (const key of ['deadline', 'gasStationNonce'])
-    if (p[key] !== undefined && p[key] !== null && p[key] !== '')
-      throw invalid(`${P}.${key}`, 'is only used by sponsored sends, which are not supported yet');
+  const sponsor = optBool(p, 'sponsor', P) === true;
   const caip2 = reqString(p, 'caip2', P);
   const chain = sendContextOf(ctx.store).chains.get(caip2);
   if (chain === undefined)
@@ -94,38 +104,61 @@ function parseSend(ctx: ActivityContext, p: Params, version: 1 | 2): ParsedSend 
   const fromRaw = reqString(p, 'from', P);
   parseAddress(fromRaw, `${P}.from`);
   const from = fromRaw.toLowerCase() as `0x${string}`;
-  let call: Call;
+  let calls: Call[];
   if (version === 1) {
-    call = parseCall(p, P);
+    calls = [parseCall(p, P)];
   } else {
-    const calls = reqArray(p, 'calls', P);
-    if (calls.length === 0) throw invalid(`${P}.calls`, 'must hold one call');
-    if (calls.length > 1)
-      throw invalid(
-        `${P}.calls`,
-        `holds ${calls.length} calls; a batch needs the EIP-7702 gas-station path, and sponsored sends are not supported yet: send exactly one call`,
-      );
-    call = parseCall(asObject(calls[0], `${P}.calls.0`), `${P}.calls.0`);
+    const raw = reqArray(p, 'calls', P);
+    if (raw.length === 0 || raw.length > MAX_CALLS)
+      throw invalid(`${P}.calls`, `holds ${raw.length} calls; a send holds 1 to ${MAX_CALLS}`);
+    calls = raw.map((c, i) => parseCall(asObject(c, `${P}.calls.${i}`), `${P}.calls.${i}`));
   }
+  const kind: SendKind = sponsor ? 'SPONSORED' : calls.length > 1 ? 'BATCH' : 'DIRECT';
+  const nowS = BigInt(Math.floor(ctx.nowMs / 1000));
+  const givenDeadline = optDecimal(p, 'deadline', P, UINT256_MAX);
+  const gasStationNonce = optDecimal(p, 'gasStationNonce', P, UINT256_MAX);
+  if (kind === 'DIRECT') {
+    for (const [key, v] of [
+      ['deadline', givenDeadline],
+      ['gasStationNonce', gasStationNonce],
+    ] as const)
+      if (v !== undefined)
+        throw invalid(
+          `${P}.${key}`,
+          'belongs to batches through the gas station (sponsor true, or more than one call); a single unsponsored call is a plain transaction',
+        );
+  }
+  if (givenDeadline !== undefined && givenDeadline <= nowS)
+    throw invalid(`${P}.deadline`, `${givenDeadline} (unix seconds) has passed; it is now ${nowS}`);
+  const nonce = optDecimal(p, 'nonce', P, MAX_TX_NONCE);
+  if (kind === 'SPONSORED' && nonce !== undefined)
+    throw invalid(
+      `${P}.nonce`,
+      "a sponsored send is submitted with the sponsor's own nonce; order sponsored batches with gasStationNonce",
+    );
   const gasLimit = optDecimal(p, 'gasLimit', P, UINT256_MAX);
-  if (gasLimit !== undefined && gasLimit < intrinsicGas(call.data))
+  const only = calls[0];
+  if (kind === 'DIRECT' && only !== undefined && gasLimit !== undefined && gasLimit < intrinsicGas(only.data))
     throw invalid(
       `${P}.gasLimit`,
-      `${gasLimit} is below the intrinsic gas of this call (${intrinsicGas(call.data)}: 21000 + calldata, EIP-2028)`,
+      `${gasLimit} is below the intrinsic gas of this call (${intrinsicGas(only.data)}: 21000 + calldata, EIP-2028)`,
     );
   const maxFeePerGas = optDecimal(p, 'maxFeePerGas', P, UINT256_MAX);
   const maxPriorityFeePerGas = optDecimal(p, 'maxPriorityFeePerGas', P, UINT256_MAX);
   if (maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined && maxPriorityFeePerGas > maxFeePerGas)
     throw invalid(`${P}.maxPriorityFeePerGas`, 'must not exceed maxFeePerGas (EIP-1559)');
   return {
+    kind,
     caip2,
     chain,
     from,
-    call,
-    nonce: optDecimal(p, 'nonce', P, MAX_TX_NONCE),
+    calls,
+    nonce,
     gasLimit,
     maxFeePerGas,
     maxPriorityFeePerGas,
+    deadline: givenDeadline ?? nowS + DEFAULT_DEADLINE_S,
+    gasStationNonce,
   };
 }
 
@@ -145,58 +178,259 @@ async function resolveFrom(ctx: ActivityContext, from: string): Promise<SigningK
   return rec;
 }
 
+/** What a batch needs from the chain, read before the policy gate and used unchanged after it. */
+interface BatchPlan {
+  readonly gasStation: GasStation;
+  /** Who signs and pays for the transaction: the sponsor, or the account itself. */
+  readonly submitter: `0x${string}`;
+  /** True while the account does not delegate to the executor: the transaction carries its authorization. */
+  readonly delegating: boolean;
+  readonly chainGasStationNonce: bigint;
+  readonly submitterPending: bigint;
+  /** The account's own pending nonce (its authorization's nonce, when sponsored). */
+  readonly accountPending: bigint;
+  readonly gasLimit: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
 interface PreparedSend {
   readonly parsed: ParsedSend;
   readonly signer: SigningKeyRecord;
-  readonly filled: FilledTransaction;
+  /** DIRECT sends. */
+  readonly filled?: FilledTransaction;
+  /** SPONSORED and BATCH sends. */
+  readonly plan?: BatchPlan;
 }
 
 /** Filled once per activity: the facts hook fills, run signs the same transaction. */
 const PREPARED = new PreparedCache<PreparedSend>(5 * 60_000);
 
+async function planBatch(ctx: ActivityContext, parsed: ParsedSend): Promise<BatchPlan> {
+  const gasStation = sendContextOf(ctx.store).gasStation;
+  if (gasStation === undefined)
+    throw new CountersignError('GAS_STATION_UNAVAILABLE', `${P}.sponsor: this service has no gas station`, {
+      field: `${P}.sponsor`,
+    });
+  const { chain, from } = parsed;
+  await gasStation.ensureExecutor(chain);
+  const submitter = parsed.kind === 'SPONSORED' ? gasStation.sponsor.address : from;
+  const [code, chainGsNonce, submitterPending, accountPending, fees, estimates] = await Promise.all([
+    accountCode(chain, from),
+    chainGasStationNonce(chain, from),
+    parsed.nonce === undefined ? pendingNonce(chain, submitter) : Promise.resolve(0n),
+    parsed.kind === 'SPONSORED' ? pendingNonce(chain, from) : Promise.resolve(0n),
+    suggestFees(chain, parsed),
+    parsed.gasLimit === undefined
+      ? Promise.all(
+          parsed.calls.map((c) =>
+            estimateCallGas(chain, { from, ...c }, c.prefix === P ? `${P}.to` : c.prefix),
+          ),
+        )
+      : Promise.resolve([]),
+  ]);
+  const delegating = !isDelegatedTo(code, gasStation.executor);
+  const shape = {
+    calls: parsed.calls,
+    nonce: parsed.gasStationNonce ?? chainGsNonce,
+    deadline: parsed.deadline,
+    delegating,
+  };
+  if (parsed.gasLimit !== undefined && parsed.gasLimit < batchGasFloor(shape))
+    throw invalid(
+      `${P}.gasLimit`,
+      `${parsed.gasLimit} is below the intrinsic gas of this batch (${batchGasFloor(shape)}: 21000 + calldata${delegating ? ' + 25000 for the EIP-7702 authorization' : ''})`,
+    );
+  return {
+    gasStation,
+    submitter,
+    delegating,
+    chainGasStationNonce: chainGsNonce,
+    submitterPending,
+    accountPending,
+    gasLimit: parsed.gasLimit ?? batchGasLimit({ ...shape, callEstimates: estimates }),
+    ...fees,
+  };
+}
+
 async function prepare(ctx: ActivityContext, p: Params, version: 1 | 2): Promise<PreparedSend> {
   const parsed = parseSend(ctx, p, version);
   const signer = await resolveFrom(ctx, parsed.from);
-  const req: SendRequest = {
-    chain: parsed.chain,
-    from: parsed.from,
-    to: parsed.call.to,
-    value: parsed.call.value,
-    data: parsed.call.data,
-    nonce: parsed.nonce,
-    gasLimit: parsed.gasLimit,
-    maxFeePerGas: parsed.maxFeePerGas,
-    maxPriorityFeePerGas: parsed.maxPriorityFeePerGas,
-  };
-  const filled = await fillTransaction(req, await ctx.store.getNextNonce(parsed.caip2, parsed.from));
+  const call = parsed.calls[0];
+  if (parsed.kind !== 'DIRECT' || call === undefined)
+    return { parsed, signer, plan: await planBatch(ctx, parsed) };
+  const filled = await fillTransaction(
+    { ...parsed, to: call.to, value: call.value, data: call.data },
+    await ctx.store.getNextNonce(parsed.caip2, parsed.from),
+  );
   return { parsed, signer, filled };
 }
 
+/**
+ * What the policy gate reads: each call as the `eth.tx` the account would send on its own, with the
+ * batch's gas limit; a sponsored call shows zero fees, since the account pays none.
+ */
 async function sendFacts(ctx: ActivityContext, p: Params, version: 1 | 2): Promise<ActivityFacts> {
   const prepared = await prepare(ctx, p, version);
   PREPARED.put(ctx.activityId, prepared, Date.now());
-  return {
-    ...(await signerFacts(ctx, prepared.signer)),
-    transaction: (await withContractCallFacts(ctx, {
+  const { parsed, plan, filled } = prepared;
+  const describe = (tx: EthTransaction) =>
+    withContractCallFacts(ctx, {
       chain: 'eth',
-      tx: describeTransaction(prepared.filled.tx, prepared.parsed.from),
-    })) as TransactionFacts,
-  };
+      tx: describeTransaction(tx, parsed.from),
+    }) as Promise<TransactionFacts>;
+  const signer = await signerFacts(ctx, prepared.signer);
+  if (filled !== undefined) return { ...signer, transaction: await describe(filled.tx) };
+  const sponsored = parsed.kind === 'SPONSORED';
+  const nonce = (await ctx.store.getNextNonce(parsed.caip2, parsed.from)) ?? 0n;
+  const calls = await Promise.all(
+    parsed.calls.map((c) =>
+      describe({
+        type: 'eip1559',
+        chainId: parsed.chain.chainId,
+        nonce: sponsored ? (plan?.accountPending ?? nonce) : (plan?.submitterPending ?? nonce),
+        gasLimit: plan?.gasLimit ?? 0n,
+        maxFeePerGas: sponsored ? 0n : (plan?.maxFeePerGas ?? 0n),
+        maxPriorityFeePerGas: sponsored ? 0n : (plan?.maxPriorityFeePerGas ?? 0n),
+        to: c.to,
+        value: c.value,
+        data: c.data,
+        accessList: [],
+      }),
+    ),
+  );
+  return calls.length === 1 ? { ...signer, transaction: calls[0] } : { ...signer, batch: calls };
 }
 
-function sign(ctx: ActivityContext, signer: SigningKeyRecord, tx: EthTransaction): Uint8Array {
+function withKey<T>(ctx: ActivityContext, signer: SigningKeyRecord, use: (privateKey: Uint8Array) => T): T {
   const priv = ctx.vault.open(signer.sealedKey, signer.recordId);
   try {
-    const sig = signEcdsaSecp256k1(priv, signingDigest(serializeUnsignedTransaction(tx)));
-    return assembleSignedTransaction(tx, { r: sig.r, s: sig.s, yParity: sig.v });
+    return use(priv);
   } finally {
     zeroize(priv);
   }
 }
 
+type SendRow = Omit<
+  SendTransactionRecord,
+  | 'id'
+  | 'organizationId'
+  | 'activityId'
+  | 'caip2'
+  | 'status'
+  | 'blockNumber'
+  | 'errorMessage'
+  | 'createdAtMs'
+  | 'updatedAtMs'
+  | 'txHash'
+>;
+
+/** Inside the recording write: takes the nonce, signs the plain transaction. */
+function writeDirect(
+  ctx: ActivityContext,
+  tx: StoreTx,
+  prepared: PreparedSend,
+  filled: FilledTransaction,
+): SendRow {
+  const { parsed } = prepared;
+  const nonce = tx.allocateNonce(parsed.caip2, parsed.from, filled.chainPending, parsed.nonce);
+  const signed = withKey(ctx, prepared.signer, (privateKey) =>
+    signEthTransaction({ privateKey, tx: { ...filled.tx, nonce }, expectedFrom: parsed.from }),
+  );
+  return {
+    kind: 'DIRECT',
+    fromAddress: parsed.from,
+    accountAddress: parsed.from,
+    nonce,
+    gasStationNonce: null,
+    signedTransaction: signed,
+  };
+}
+
+/**
+ * Inside the recording write: takes the gas-station nonce, the submitter's nonce and (while the
+ * account still has to delegate) the authorization's nonce in one step, so batches of one account
+ * run on chain in the order they were recorded; then the account signs the batch (and its
+ * authorization) and the submitter signs the transaction.
+ */
+function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, plan: BatchPlan): SendRow {
+  const { parsed } = prepared;
+  const { chain } = parsed;
+  const sponsored = parsed.kind === 'SPONSORED';
+  const gasStationNonce = tx.allocateNonce(
+    parsed.caip2,
+    gasStationNonceKey(parsed.from),
+    plan.chainGasStationNonce,
+    parsed.gasStationNonce,
+  );
+  const nonce = tx.allocateNonce(
+    parsed.caip2,
+    plan.submitter,
+    plan.submitterPending,
+    sponsored ? undefined : parsed.nonce,
+  );
+  // The account's own transaction bumps its nonce before authorizations are applied (EIP-7702), so a
+  // self-submitted batch authorizes with the nonce after the transaction's.
+  const authorizationNonce = !plan.delegating
+    ? undefined
+    : sponsored
+      ? tx.allocateNonce(parsed.caip2, parsed.from, plan.accountPending, undefined)
+      : tx.allocateNonce(parsed.caip2, parsed.from, 0n, nonce + 1n);
+  return withKey(ctx, prepared.signer, (accountKey) => {
+    const signature = signBatch({
+      privateKey: accountKey,
+      account: parsed.from,
+      chainId: chain.chainId,
+      calls: parsed.calls,
+      nonce: gasStationNonce,
+      deadline: parsed.deadline,
+    });
+    const authorization =
+      authorizationNonce === undefined
+        ? undefined
+        : signAuthorization({
+            privateKey: accountKey,
+            account: parsed.from,
+            chainId: chain.chainId,
+            executor: plan.gasStation.executor,
+            nonce: authorizationNonce,
+          });
+    const unsigned = batchTransaction({
+      chainId: chain.chainId,
+      nonce,
+      account: parsed.from,
+      gasLimit: plan.gasLimit,
+      maxFeePerGas: plan.maxFeePerGas,
+      maxPriorityFeePerGas: plan.maxPriorityFeePerGas,
+      calls: parsed.calls,
+      gasStationNonce,
+      deadline: parsed.deadline,
+      signature,
+      authorization,
+    });
+    const submitterKey = sponsored ? openSponsorKey(ctx.vault, plan.gasStation.sponsor) : accountKey;
+    try {
+      const signed = signEthTransaction({
+        privateKey: submitterKey,
+        tx: unsigned,
+        expectedFrom: plan.submitter,
+      });
+      return {
+        kind: parsed.kind,
+        fromAddress: plan.submitter,
+        accountAddress: parsed.from,
+        nonce,
+        gasStationNonce,
+        signedTransaction: signed,
+      };
+    } finally {
+      if (sponsored) zeroize(submitterKey);
+    }
+  });
+}
+
 async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise<ActivityOutcome> {
-  const { parsed, signer, filled } =
-    PREPARED.take(ctx.activityId, Date.now()) ?? (await prepare(ctx, p, version));
+  const prepared = PREPARED.take(ctx.activityId, Date.now()) ?? (await prepare(ctx, p, version));
   const id = randomUUID();
   const send = sendContextOf(ctx.store);
   return {
@@ -204,17 +438,22 @@ async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise
     write: (tx) => {
       // Read-and-increment inside the write: the store runs writes one at a time, so concurrent
       // sends from one address get consecutive nonces, and a refused request never reaches here.
-      const nonce = tx.allocateNonce(parsed.caip2, parsed.from, filled.chainPending, parsed.nonce);
-      const signed = sign(ctx, signer, { ...filled.tx, nonce });
+      const { plan, filled } = prepared;
+      let row: SendRow;
+      if (filled !== undefined) row = writeDirect(ctx, tx, prepared, filled);
+      else if (plan !== undefined) row = writeBatch(ctx, tx, prepared, plan);
+      else
+        throw new CountersignError(
+          'INTERNAL',
+          'a prepared send holds neither a transaction nor a batch plan',
+        );
       tx.insertSendTransaction({
+        ...row,
         id,
         organizationId: ctx.organization.id,
         activityId: ctx.activityId,
-        caip2: parsed.caip2,
-        fromAddress: parsed.from,
-        nonce,
-        signedTransaction: signed,
-        txHash: bytesTo0x(keccak_256(signed)),
+        caip2: prepared.parsed.caip2,
+        txHash: bytesTo0x(keccak_256(row.signedTransaction)),
         status: 'INITIALIZED',
         blockNumber: null,
         errorMessage: null,

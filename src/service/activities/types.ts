@@ -42,4 +42,10 @@ export interface ActivityDefinition {
 }
 
 /** The policy facts an activity contributes (everything of BuildFactsInput but `activity`). */
-export type ActivityFacts = Omit<BuildFactsInput, 'activity'>;
+export type ActivityFacts = Omit<BuildFactsInput, 'activity'> & {
+  /**
+   * The calls of a batch (eth_send_transaction V2 through the gas station), each judged as its own
+   * transaction; when present, `transaction` is ignored.
+   */
+  readonly batch?: readonly NonNullable<BuildFactsInput['transaction']>[] | undefined;
+};

@@ -33,6 +33,8 @@ import type {
 import type { TvcDeploymentSpec } from '../activities/resources.js'; // --- other resources ---
 import { parseAddress } from '../../../chains/ethereum/index.js'; // --- eth send transaction ---
 import { sendContextOf } from '../send/context.js'; // --- eth send transaction ---
+import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
+import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
 
 export interface QueryContext {
   readonly store: Store;
@@ -422,28 +424,22 @@ const SEND_QUERIES: Record<string, QueryHandler> = {
     const caip2 = reqString(body, 'caip2', 'body');
     const chain = sendContextOf(ctx.store).chains.get(caip2);
     if (chain === undefined) throw invalid('body.caip2', `no RPC endpoint is configured for '${caip2}'`);
-    if (body.gasStationNonce === true)
-      throw invalid(
-        'body.gasStationNonce',
-        'sponsored sends are not supported yet, so there is no gas-station nonce',
-      );
-    if (body.nonce === false) return {};
     const lc = address.toLowerCase() as `0x${string}`;
-    const [pending, next] = await Promise.all([
-      chain.client
-        .request({ method: 'eth_getTransactionCount', params: [lc, 'pending'] })
-        .then(BigInt)
-        .catch((cause: unknown) => {
-          throw new CountersignError(
-            'UPSTREAM_UNAVAILABLE',
-            `body.caip2: the ${caip2} endpoint did not answer`,
-            { field: 'body.caip2', cause },
-          );
-        }),
-      ctx.store.getNextNonce(caip2, lc),
+    // What the next send would take: the allocator never goes below what the chain counts.
+    const next = async (key: string, onChain: () => Promise<bigint>) => {
+      const [chainNext, stored] = await Promise.all([onChain(), ctx.store.getNextNonce(caip2, key)]);
+      return (stored !== undefined && stored > chainNext ? stored : chainNext).toString();
+    };
+    const [nonce, gasStationNonce] = await Promise.all([
+      body.nonce === false ? undefined : next(lc, () => pendingNonce(chain, lc)),
+      body.gasStationNonce === true
+        ? next(gasStationNonceKey(lc), () => chainGasStationNonce(chain, lc))
+        : undefined,
     ]);
-    // The nonce the next send would take: the allocator never goes below the chain's pending count.
-    return { nonce: (next !== undefined && next > pending ? next : pending).toString() };
+    return {
+      ...(nonce === undefined ? {} : { nonce }),
+      ...(gasStationNonce === undefined ? {} : { gasStationNonce }),
+    };
   },
 };
 // --- end eth send transaction ---

@@ -6,9 +6,12 @@
  */
 import type { Store } from '../store/types.js';
 import type { EthChains } from './chains.js';
+import type { GasStation } from './gasStation.js';
 
 export interface SendContext {
   readonly chains: EthChains;
+  /** The sponsor key and batch executor that batches and sponsored sends go through. */
+  readonly gasStation: GasStation | undefined;
   /** Broadcasts a committed send now instead of at the tracker's next tick. */
   kick(sendTransactionStatusId: string): void;
 }
@@ -22,7 +25,7 @@ export function attachSendContext(store: Store, ctx: SendContext): void {
 
 /** The send context of `store`'s service; no chains if none was attached. */
 export function sendContextOf(store: Store): SendContext {
-  return CONTEXTS.get(store) ?? { chains: new Map(), kick: () => {} };
+  return CONTEXTS.get(store) ?? { chains: new Map(), gasStation: undefined, kick: () => {} };
 }
 
 /** A per-activity cache with a short life: facts fill, run takes; a denied activity's entry expires. */

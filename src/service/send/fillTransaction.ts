@@ -33,7 +33,8 @@ export interface FilledTransaction {
 const GAS_MARGIN_NUM = 12n;
 const GAS_MARGIN_DEN = 10n;
 
-function upstream(chain: EthChain, what: string, cause: unknown): CountersignError {
+/** A transport failure of `chain`'s endpoint, named after the request that failed. */
+export function upstream(chain: EthChain, what: string, cause: unknown): CountersignError {
   const detail = cause instanceof BaseError ? cause.shortMessage : String(cause);
   return new CountersignError(
     'UPSTREAM_UNAVAILABLE',
@@ -51,40 +52,59 @@ function isTransportFailure(e: unknown): boolean {
   );
 }
 
-async function estimateGas(req: SendRequest): Promise<bigint> {
+/**
+ * eth_estimateGas of one call from `from`; a node's refusal means the call would fail, reported on
+ * `field` (the gas limit the caller can give to send it anyway).
+ */
+export async function estimateCallGas(
+  chain: EthChain,
+  call: {
+    readonly from: `0x${string}`;
+    readonly to: Uint8Array;
+    readonly value: bigint;
+    readonly data: Uint8Array;
+  },
+  field: string,
+): Promise<bigint> {
   try {
-    const hex = await req.chain.client.request({
+    const hex = await chain.client.request({
       method: 'eth_estimateGas',
-      params: [{ from: req.from, to: bytesTo0x(req.to), value: toHex(req.value), data: bytesTo0x(req.data) }],
+      params: [
+        { from: call.from, to: bytesTo0x(call.to), value: toHex(call.value), data: bytesTo0x(call.data) },
+      ],
     });
     return BigInt(hex);
   } catch (e) {
-    if (isTransportFailure(e)) throw upstream(req.chain, 'eth_estimateGas', e);
+    if (isTransportFailure(e)) throw upstream(chain, 'eth_estimateGas', e);
     const detail = e instanceof BaseError ? e.details || e.shortMessage : String(e);
     throw new CountersignError(
       'FIELD_INVALID',
-      `parameters.gasLimit: gas estimation failed, the transaction would fail (${detail}); give gasLimit to send it anyway`,
-      { field: 'parameters.gasLimit', cause: e },
+      `${field}: gas estimation failed, the transaction would fail (${detail}); give parameters.gasLimit to send it anyway`,
+      { field, cause: e },
     );
   }
 }
 
-async function fees(req: SendRequest): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-  const { client } = req.chain;
-  let priority = req.maxPriorityFeePerGas;
+/** EIP-1559 fees: the caller's where given, else the node's tip and twice the next base fee. */
+export async function suggestFees(
+  chain: EthChain,
+  given: { readonly maxFeePerGas: bigint | undefined; readonly maxPriorityFeePerGas: bigint | undefined },
+): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+  const { client } = chain;
+  let priority = given.maxPriorityFeePerGas;
   if (priority === undefined) {
     try {
       priority = BigInt(await client.request({ method: 'eth_maxPriorityFeePerGas' }));
     } catch (e) {
-      throw upstream(req.chain, 'eth_maxPriorityFeePerGas', e);
+      throw upstream(chain, 'eth_maxPriorityFeePerGas', e);
     }
   }
-  if (req.maxFeePerGas !== undefined)
+  if (given.maxFeePerGas !== undefined)
     return {
-      maxFeePerGas: req.maxFeePerGas,
+      maxFeePerGas: given.maxFeePerGas,
       // A caller's fee cap bounds the estimated tip (EIP-1559 requires tip <= cap).
       maxPriorityFeePerGas:
-        req.maxPriorityFeePerGas ?? (priority < req.maxFeePerGas ? priority : req.maxFeePerGas),
+        given.maxPriorityFeePerGas ?? (priority < given.maxFeePerGas ? priority : given.maxFeePerGas),
     };
   let nextBaseFee: bigint;
   try {
@@ -92,20 +112,26 @@ async function fees(req: SendRequest): Promise<{ maxFeePerGas: bigint; maxPriori
     // The last entry is the base fee of the block after the newest one: the next block's.
     nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n;
   } catch (e) {
-    throw upstream(req.chain, 'eth_feeHistory', e);
+    throw upstream(chain, 'eth_feeHistory', e);
   }
   // Twice the base fee stays valid through six full blocks of 12.5 % rises (EIP-1559).
   return { maxFeePerGas: nextBaseFee * 2n + priority, maxPriorityFeePerGas: priority };
 }
 
-async function pendingNonce(req: SendRequest): Promise<bigint> {
+/** The chain's pending transaction count of `address`: the next nonce as the node sees it. */
+export async function pendingNonce(chain: EthChain, address: `0x${string}`): Promise<bigint> {
   try {
     return BigInt(
-      await req.chain.client.request({ method: 'eth_getTransactionCount', params: [req.from, 'pending'] }),
+      await chain.client.request({ method: 'eth_getTransactionCount', params: [address, 'pending'] }),
     );
   } catch (e) {
-    throw upstream(req.chain, 'eth_getTransactionCount', e);
+    throw upstream(chain, 'eth_getTransactionCount', e);
   }
+}
+
+/** `gas` plus the margin a state change between estimate and inclusion may need, rounded up. */
+export function withGasMargin(gas: bigint): bigint {
+  return (gas * GAS_MARGIN_NUM + GAS_MARGIN_DEN - 1n) / GAS_MARGIN_DEN;
 }
 
 /** Fills the request into an EIP-1559 transaction; `nextStored` is the allocator's counter. */
@@ -114,11 +140,11 @@ export async function fillTransaction(
   nextStored: bigint | undefined,
 ): Promise<FilledTransaction> {
   const [chainPending, gasLimit, fee] = await Promise.all([
-    req.nonce === undefined ? pendingNonce(req) : Promise.resolve(0n),
+    req.nonce === undefined ? pendingNonce(req.chain, req.from) : Promise.resolve(0n),
     req.gasLimit === undefined
-      ? estimateGas(req).then((g) => (g * GAS_MARGIN_NUM + GAS_MARGIN_DEN - 1n) / GAS_MARGIN_DEN)
+      ? estimateCallGas(req.chain, req, 'parameters.gasLimit').then(withGasMargin)
       : Promise.resolve(req.gasLimit),
-    fees(req),
+    suggestFees(req.chain, req),
   ]);
   const stored = nextStored ?? 0n;
   const nonce = req.nonce ?? (chainPending > stored ? chainPending : stored);

@@ -10,6 +10,7 @@ import { parseSignedTransaction } from '../../../chains/ethereum/index.js';
 import { bytesTo0x } from '../../shared/encoding.js';
 import type { SendTransactionRecord, SendTransactionUpdate, Store } from '../store/types.js';
 import type { EthChain, EthChains } from './chains.js';
+import { BATCH_EXECUTOR_RUNTIME_CODE, decodeExecutorRevert } from './batchExecutor.js';
 import { classifyBroadcastError } from './classifyBroadcastError.js';
 
 export interface SendTrackerOptions {
@@ -54,6 +55,18 @@ function revertDataOf(e: unknown): Hex | undefined {
   return found;
 }
 
+/** The JSON-RPC error code of a node's answer, if any. */
+function rpcCodeOf(e: unknown): number | undefined {
+  let code: number | undefined;
+  if (e instanceof BaseError)
+    e.walk((x) => {
+      const c = (x as { code?: unknown } | null)?.code;
+      if (typeof c === 'number') code = c;
+      return code !== undefined;
+    });
+  return code;
+}
+
 /** `Error(string)` and `Panic(uint256)` as their text (Solidity ABI); custom errors by selector. */
 export function decodeRevert(data: Hex | undefined): string {
   if (data === undefined || data === '0x') return 'execution reverted';
@@ -94,27 +107,50 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
     })) as RpcReceipt | null;
   }
 
-  /** Replays the call at the block before inclusion to read the revert reason. */
+  /**
+   * Replays the call on the state before its block, with that block's number and time (block
+   * overrides, so a deadline that passed at inclusion shows), to read the revert reason. A batch is
+   * replayed with the executor's code put at the account (a state override): before its first batch
+   * the account had not delegated yet, and the executor's own errors say why a batch was refused.
+   */
   async function failureReason(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<string> {
     const { tx } = parseSignedTransaction(row.signedTransaction);
     const block = BigInt(r.blockNumber);
-    try {
-      await chain.client.request({
+    const batch = row.kind !== 'DIRECT';
+    const header = (await chain.client.request({
+      method: 'eth_getBlockByNumber',
+      params: [r.blockNumber, false],
+    })) as { timestamp: Hex } | null;
+    const call = {
+      from: row.fromAddress as Hex,
+      ...(tx.to === null ? {} : { to: bytesTo0x(tx.to) }),
+      value: toHex(tx.value),
+      data: bytesTo0x(tx.data),
+      gas: toHex(tx.gasLimit),
+    };
+    const stateOverride = batch
+      ? { [row.accountAddress]: { code: bytesTo0x(BATCH_EXECUTOR_RUNTIME_CODE) } }
+      : {};
+    const blockOverride = header === null ? {} : { number: r.blockNumber, time: header.timestamp };
+    const replay = (withBlock: boolean) =>
+      chain.client.request({
         method: 'eth_call',
         params: [
-          {
-            from: row.fromAddress as Hex,
-            ...(tx.to === null ? {} : { to: bytesTo0x(tx.to) }),
-            value: toHex(tx.value),
-            data: bytesTo0x(tx.data),
-            gas: toHex(tx.gasLimit),
-          },
+          call,
           toHex(block > 0n ? block - 1n : 0n),
-        ],
+          stateOverride,
+          ...(withBlock ? [blockOverride] : []),
+        ] as never,
+      });
+    try {
+      await replay(true).catch((e: unknown) => {
+        // A node that takes no block overrides (-32602) is asked again without them.
+        if (revertDataOf(e) === undefined && rpcCodeOf(e) === -32602) return replay(false);
+        throw e;
       });
     } catch (e) {
       const data = revertDataOf(e);
-      if (data !== undefined) return decodeRevert(data);
+      if (data !== undefined) return (batch ? decodeExecutorRevert(data) : undefined) ?? decodeRevert(data);
       if (/out of gas/i.test(messageOf(e))) return 'out of gas';
       return messageOf(e) || 'execution reverted';
     }

@@ -315,4 +315,15 @@ CREATE TABLE send_transactions (
 CREATE INDEX send_transactions_status ON send_transactions(status, created_at_ms);
 `,
   },
+  {
+    // --- eth send transaction --- batches through the gas station (issue 5): who submits the
+    // transaction (from_address: the sponsor, or the account itself for an unsponsored batch) differs
+    // from the account whose calls run (account_address), and the batch carries its gas-station nonce.
+    version: 8,
+    sql: `
+ALTER TABLE send_transactions ADD COLUMN kind TEXT NOT NULL DEFAULT 'DIRECT';
+ALTER TABLE send_transactions ADD COLUMN account_address TEXT;
+ALTER TABLE send_transactions ADD COLUMN gas_station_nonce TEXT;
+`,
+  },
 ];

@@ -39,6 +39,7 @@ import type {
   OrganizationFeatureRecord, // --- other resources ---
   LoginSessionRecord, // --- sub-organizations and sessions ---
   SendTransactionRecord, // --- eth send transaction ---
+  SendKind, // --- eth send transaction ---
   SendTransactionStatus, // --- eth send transaction ---
 } from './types.js';
 
@@ -1253,6 +1254,12 @@ function suborgParts(db: Database.Database): {
 function toSend(r: Row): SendTransactionRecord {
   return {
     id: str(r.id),
+    kind: str(r.kind) as SendKind,
+    accountAddress: nstr(r.account_address) ?? str(r.from_address),
+    gasStationNonce:
+      r.gas_station_nonce === null || r.gas_station_nonce === undefined
+        ? null
+        : BigInt(str(r.gas_station_nonce)),
     organizationId: str(r.organization_id),
     activityId: str(r.activity_id),
     caip2: str(r.caip2),
@@ -1283,8 +1290,9 @@ function sendParts(db: Database.Database): {
     ),
     ins: p(
       `INSERT INTO send_transactions (id, organization_id, activity_id, caip2, from_address, nonce,
-        signed_transaction, tx_hash, status, block_number, error_message, created_at_ms, updated_at_ms)
-        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        signed_transaction, tx_hash, status, block_number, error_message, created_at_ms, updated_at_ms,
+        kind, account_address, gas_station_nonce)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ),
     upd: p(
       `UPDATE send_transactions SET status = ?, block_number = COALESCE(?, block_number),
@@ -1330,6 +1338,9 @@ function sendParts(db: Database.Database): {
           r.errorMessage,
           r.createdAtMs,
           r.updatedAtMs,
+          r.kind,
+          r.accountAddress,
+          r.gasStationNonce === null ? null : r.gasStationNonce.toString(),
         ),
       updateSendTransaction: (id, u) =>
         s.upd.run(

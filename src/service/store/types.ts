@@ -554,12 +554,25 @@ export interface Store {
 export const SEND_TRANSACTION_STATUSES = ['INITIALIZED', 'BROADCASTING', 'INCLUDED', 'FAILED'] as const;
 export type SendTransactionStatus = (typeof SEND_TRANSACTION_STATUSES)[number];
 
+/**
+ * How a send reaches the chain: DIRECT is one call the account signs and pays for itself; a batch
+ * runs through the gas-station executor the account delegates to (EIP-7702), submitted by the
+ * service's sponsor key (SPONSORED) or by the account itself (BATCH).
+ */
+export const SEND_KINDS = ['DIRECT', 'SPONSORED', 'BATCH'] as const;
+export type SendKind = (typeof SEND_KINDS)[number];
+
 export interface SendTransactionRecord {
   readonly id: string;
+  readonly kind: SendKind;
+  /** Lower-case 0x address whose calls run: `fromAddress` for DIRECT and BATCH, the user for SPONSORED. */
+  readonly accountAddress: string;
+  /** The batch's gas-station nonce (SPONSORED, BATCH); null for DIRECT. */
+  readonly gasStationNonce: bigint | null;
   readonly organizationId: string;
   readonly activityId: string;
   readonly caip2: string;
-  /** Lower-case 0x address. */
+  /** Lower-case 0x address of the transaction's signer (the sponsor for SPONSORED). */
   readonly fromAddress: string;
   readonly nonce: bigint;
   /** The signed bytes: every (re-)broadcast sends exactly these, so a request never gets a second nonce. */
