@@ -220,7 +220,12 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const chains = ethChainsFrom(opts.chainRpc ?? new Map());
   const tracker = startSendTracker({ store, chains, logger: opts.logger.child({ module: 'send-tracker' }) });
   const sponsor = await loadOrCreateSponsorKey(store, vault, opts.logger);
-  const gasStation = createGasStation({ store, vault, sponsor, logger: opts.logger.child({ module: 'gas-station' }) });
+  const gasStation = createGasStation({
+    store,
+    vault,
+    sponsor,
+    logger: opts.logger.child({ module: 'gas-station' }),
+  });
   attachSendContext(store, { chains, gasStation, kick: (id) => tracker.kick(id) });
   const close = async () => {
     await tracker.stop();
