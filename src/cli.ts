@@ -105,6 +105,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   let stamper: ApiKeyStamper;
   let organizationId: string;
   let credentials: Credentials | undefined;
+  let sponsorAddress: string | undefined;
   let api: HttpListener | undefined;
   let proxy: HttpListener | undefined;
   if (config.apiUrl !== undefined) {
@@ -133,6 +134,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     });
     closers.push(() => service.close());
     credentials = service.credentials;
+    sponsorAddress = service.sponsorAddress;
     organizationId = credentials.organizationId;
     stamper = new ApiKeyStamper(credentials);
     transport = inProcessTransport(service.handler);
@@ -182,6 +184,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
             path: a.path,
           })),
         }),
+    ...(sponsorAddress === undefined ? {} : { sponsorAddress }),
   };
   out(`ready ${JSON.stringify(ready)}`);
   if (credentials !== undefined) {

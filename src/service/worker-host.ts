@@ -8,6 +8,8 @@ import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-pro
 export interface ServiceWorker {
   readonly handler: RequestHandler;
   readonly credentials: Credentials;
+  /** The gas station's sponsor address (fund it to send sponsored batches). */
+  readonly sponsorAddress: string;
   metrics(): Promise<string>;
   /** Lets in-flight requests finish, closes the store, stops the thread. */
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export function startServiceWorker(data: ServiceWorkerData): Promise<ServiceWork
         case 'ready':
           resolve({
             credentials: m.credentials,
+            sponsorAddress: m.sponsorAddress,
             handler: (req) =>
               new Promise<TransportResponse>((done) => {
                 const id = nextId++;

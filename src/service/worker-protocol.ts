@@ -23,7 +23,7 @@ export type HostMessage =
   | { readonly kind: 'close' };
 
 export type WorkerMessage =
-  | { readonly kind: 'ready'; readonly credentials: Credentials }
+  | { readonly kind: 'ready'; readonly credentials: Credentials; readonly sponsorAddress: string }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'response'; readonly id: number; readonly status: number; readonly body: Uint8Array }
   | { readonly kind: 'metrics'; readonly id: number; readonly text: string }

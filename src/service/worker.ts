@@ -53,7 +53,7 @@ try {
         return;
     }
   });
-  post({ kind: 'ready', credentials: service.credentials });
+  post({ kind: 'ready', credentials: service.credentials, sponsorAddress: service.sponsorAddress });
 } catch (e) {
   post({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
 }
