@@ -313,6 +313,45 @@ describe('eth_send_transaction through the gas station', () => {
     expect(await chain.getCode({ address: fresh })).toBe(`0xef0100${batchExecutorAddress().slice(2)}`);
   });
 
+  it('reports FAILED, not INCLUDED, when the authorization was skipped and the batch never ran', async () => {
+    const fresh = await newEthereumKey();
+    await rpc('evm_setAutomine', [false]);
+    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from: fresh,
+      caip2: CAIP2,
+      to: counter,
+      sponsor: true,
+    });
+    const id = statusIdOf(res.json);
+    for (let i = 0; ; i++) {
+      const st = (await query('get_send_transaction_status', { sendTransactionStatusId: id })) as {
+        txStatus: string;
+      };
+      if (st.txStatus === 'BROADCASTING') break;
+      expect(i).toBeLessThan(200);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // The account's nonce moves before inclusion (as if it had sent a transaction of its own): the
+    // sponsor's transaction still succeeds, but its authorization no longer applies.
+    await rpc('anvil_setNonce', [fresh, toHex(1)]);
+    await rpc('evm_mine');
+    await rpc('evm_setAutomine', [true]);
+    const s = await settled(id);
+    expect(s.txStatus).toBe('FAILED');
+    expect(s.error?.message).toContain('the batch did not run');
+    expect((await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex })).status).toBe('success');
+    expect(await chain.getCode({ address: fresh })).toBeUndefined();
+    // The next sponsored send authorizes with the moved nonce and runs.
+    const again = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from: fresh,
+      caip2: CAIP2,
+      to: counter,
+      sponsor: true,
+    });
+    expect(await settled(statusIdOf(again.json))).toMatchObject({ txStatus: 'INCLUDED' });
+    expect(await slot(counter, 0)).toBe(BigInt(fresh));
+  });
+
   it('an unsponsored multi-call batch is sent and paid by the account itself', async () => {
     await rpc('anvil_setBalance', [user, toHex(parseEther('1'))]);
     const sponsorBefore = await chain.getBalance({ address: sponsor });

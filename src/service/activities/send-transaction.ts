@@ -203,6 +203,10 @@ interface PreparedSend {
   readonly plan?: BatchPlan;
 }
 
+function maxBig(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
 /** Filled once per activity: the facts hook fills, run signs the same transaction. */
 const PREPARED = new PreparedCache<PreparedSend>(5 * 60_000);
 
@@ -370,11 +374,15 @@ function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, p
     sponsored ? undefined : parsed.nonce,
   );
   // The account's own transaction bumps its nonce before authorizations are applied (EIP-7702), so a
-  // self-submitted batch authorizes with the nonce after the transaction's.
+  // self-submitted batch authorizes with the nonce after the transaction's. A sponsored batch
+  // authorizes with the account's next nonce but does not take it from the allocator: a sponsor
+  // that never broadcasts must not leave a gap in the account's own nonces (which an account with
+  // no ETH could never fill). If that nonce moves before inclusion the authorization is skipped and
+  // the tracker reports the batch FAILED (no BatchExecuted event), never INCLUDED.
   const authorizationNonce = !plan.delegating
     ? undefined
     : sponsored
-      ? tx.allocateNonce(parsed.caip2, parsed.from, plan.accountPending, undefined)
+      ? maxBig(plan.accountPending, tx.nextNonce(parsed.caip2, parsed.from) ?? 0n)
       : tx.allocateNonce(parsed.caip2, parsed.from, 0n, nonce + 1n);
   return withKey(ctx, prepared.signer, (accountKey) => {
     const signature = signBatch({

@@ -4,6 +4,7 @@
  * same bytes when a node seems to have dropped them. On start it picks up what a previous run left,
  * so sends survive a restart.
  */
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { BaseError, decodeErrorResult, toHex, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import { parseSignedTransaction } from '../../../chains/ethereum/index.js';
@@ -34,6 +35,27 @@ interface RpcReceipt {
   readonly status: Hex;
   readonly blockNumber: Hex;
   readonly gasUsed: Hex;
+  readonly logs?: readonly { readonly address: string; readonly topics: readonly string[] }[];
+}
+
+/** topic0 of the executor's `BatchExecuted(uint256 indexed nonce, uint256 calls)`. */
+const BATCH_EXECUTED_TOPIC = bytesTo0x(
+  keccak_256(new TextEncoder().encode('BatchExecuted(uint256,uint256)')),
+);
+
+/**
+ * True if the receipt shows the account's executor ran this batch. A batch transaction can succeed
+ * without running it: if the account's EIP-7702 authorization was skipped (its nonce moved before
+ * inclusion), the call lands on an account without code and does nothing.
+ */
+function batchRan(row: SendTransactionRecord, r: RpcReceipt): boolean {
+  const nonceTopic = `0x${(row.gasStationNonce ?? -1n).toString(16).padStart(64, '0')}`;
+  return (r.logs ?? []).some(
+    (l) =>
+      l.address.toLowerCase() === row.accountAddress &&
+      l.topics[0]?.toLowerCase() === BATCH_EXECUTED_TOPIC &&
+      l.topics[1]?.toLowerCase() === nonceTopic,
+  );
 }
 
 /** The message of a node's answer, without viem's request dump. */
@@ -160,7 +182,14 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
 
   async function settle(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<void> {
     const blockNumber = BigInt(r.blockNumber);
-    if (BigInt(r.status) === 1n) return update(row, { status: 'INCLUDED', blockNumber });
+    if (BigInt(r.status) === 1n) {
+      if (row.kind === 'DIRECT' || batchRan(row, r)) return update(row, { status: 'INCLUDED', blockNumber });
+      return update(row, {
+        status: 'FAILED',
+        blockNumber,
+        errorMessage: `the batch did not run: ${row.accountAddress} did not delegate to the batch executor when the transaction was included (its EIP-7702 authorization was skipped because the account's nonce had moved)`,
+      });
+    }
     const errorMessage = await failureReason(chain, row, r).catch(() => 'execution reverted');
     return update(row, { status: 'FAILED', blockNumber, errorMessage });
   }

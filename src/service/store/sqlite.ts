@@ -1276,7 +1276,10 @@ function toSend(r: Row): SendTransactionRecord {
 }
 
 function sendParts(db: Database.Database): {
-  tx: Pick<StoreTx, 'allocateNonce' | 'releaseNonce' | 'insertSendTransaction' | 'updateSendTransaction'>;
+  tx: Pick<
+    StoreTx,
+    'allocateNonce' | 'nextNonce' | 'releaseNonce' | 'insertSendTransaction' | 'updateSendTransaction'
+  >;
   read: Pick<
     Store,
     'getSendTransaction' | 'getSendTransactionById' | 'listPendingSendTransactions' | 'getNextNonce'
@@ -1318,6 +1321,7 @@ function sendParts(db: Database.Database): {
         s.setNext.run(caip2, address, next.toString());
         return nonce;
       },
+      nextNonce: (caip2, address) => nextOf(caip2, address.toLowerCase()),
       releaseNonce: (caip2, address, nonce) => {
         if (nextOf(caip2, address) !== nonce + 1n) return false;
         s.setNext.run(caip2, address, nonce.toString());

@@ -600,6 +600,8 @@ export interface StoreTx {
    * as taken. With `given` (the caller's own nonce) returns it and only moves the counter past it.
    */
   allocateNonce(caip2: string, address: string, chainPending: bigint, given: bigint | undefined): bigint;
+  /** The next nonce the allocator would hand out for (caip2, address), read inside the write. */
+  nextNonce(caip2: string, address: string): bigint | undefined;
   /** Gives `nonce` back if it is still the last one taken (nothing was allocated after it). */
   releaseNonce(caip2: string, address: string, nonce: bigint): boolean;
   insertSendTransaction(r: SendTransactionRecord): void;
