@@ -353,6 +353,65 @@ describe('eth_send_transaction (non-sponsored)', () => {
     expect(await nextNonce()).toBe(before);
   });
 
+  it('a send the node refuses fails, and its nonce is filled so the sends after it still land', async () => {
+    const first = await nextNonce();
+    const toA = recipient(10);
+    const toB = recipient(11);
+    // B takes nonce n + 1 first (a caller's nonce), so when A (nonce n) is refused, n cannot simply be
+    // given back: a later nonce is out, and B would wait behind n for ever.
+    const b = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: toB,
+      value: '2',
+      nonce: String(first + 1n),
+    });
+    // More gas than a block holds: every node refuses these bytes, however often they are retried.
+    const a = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: toA,
+      value: '1',
+      gasLimit: '40000000',
+      nonce: String(first),
+    });
+    const failed = await settled(statusIdOf(a.json, 'ethSendTransactionResult'));
+    expect(failed.txStatus).toBe('FAILED');
+    expect(failed.error?.message).toMatch(/^refused by the node: .*gas/i);
+    const ok = await expectIncluded(statusIdOf(b.json, 'ethSendTransactionResult'), toB, 2n);
+    expect(BigInt(ok.nonce)).toBe(first + 1n);
+    // Nonce n went to the service's zero-value transfer to the account itself.
+    const latest = await chain.getBlockNumber();
+    const txs = [];
+    for (let n = latest; n > latest - 5n && n >= 0n; n--)
+      txs.push(...(await chain.getBlock({ blockNumber: n, includeTransactions: true })).transactions);
+    const filler = txs.find((t) => t.from === from.toLowerCase() && BigInt(t.nonce) === first);
+    expect(filler).toMatchObject({ to: from.toLowerCase(), value: 0n, gas: 21_000n });
+    expect(await chain.getBalance({ address: toA })).toBe(0n);
+    expect(await nextNonce()).toBe(first + 2n);
+  });
+
+  it('a refused send that holds the last nonce gives it back: the next send takes it', async () => {
+    const first = await nextNonce();
+    const a = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: recipient(12),
+      value: '1',
+      gasLimit: '40000000',
+    });
+    expect((await settled(statusIdOf(a.json, 'ethSendTransactionResult'))).txStatus).toBe('FAILED');
+    expect(await nextNonce()).toBe(first);
+    const b = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to: recipient(13),
+      value: '3',
+    });
+    const tx = await expectIncluded(statusIdOf(b.json, 'ethSendTransactionResult'), recipient(13), 3n);
+    expect(BigInt(tx.nonce)).toBe(first);
+  });
+
   it('after a restart, a dropped send is broadcast again with its stored bytes, never re-signed', async () => {
     const rpc = (method: string, params: unknown[] = []) =>
       chain.request({ method: method as never, params: params as never });

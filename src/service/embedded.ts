@@ -218,8 +218,14 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   // --- eth send transaction --- chains, and the tracker that broadcasts and follows sends
   // (picking up what a previous run left pending); stopped before the store closes.
   const chains = ethChainsFrom(opts.chainRpc ?? new Map());
-  const tracker = startSendTracker({ store, chains, logger: opts.logger.child({ module: 'send-tracker' }) });
   const sponsor = await loadOrCreateSponsorKey(store, vault, opts.logger);
+  const tracker = startSendTracker({
+    store,
+    chains,
+    vault,
+    sponsor,
+    logger: opts.logger.child({ module: 'send-tracker' }),
+  });
   const gasStation = createGasStation({
     store,
     vault,

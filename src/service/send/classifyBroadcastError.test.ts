@@ -8,6 +8,10 @@ describe('classifyBroadcastError', () => {
     ['Transaction already imported', 'ALREADY_KNOWN'],
     ['replacement transaction underpriced', 'REPLACEMENT_UNDERPRICED'],
     ['insufficient funds for gas * price + value: have 0 want 21000', 'INSUFFICIENT_FUNDS'],
+    ['intrinsic gas too low: have 20000, want 21000', 'REJECTED'],
+    ['exceeds block gas limit', 'REJECTED'],
+    ['tx fee (1.50 ether) exceeds the configured cap (1.00 ether)', 'REJECTED'],
+    ['max fee per gas less than block base fee', 'RETRY'],
     ['fetch failed', 'RETRY'],
   ] as const)('classifies "%s" as %s', (message, kind) => {
     expect(classifyBroadcastError(message)).toBe(kind);

@@ -9,10 +9,29 @@ export const BROADCAST_ERROR_KINDS = [
   'REPLACEMENT_UNDERPRICED',
   /** The account cannot pay value + gas × max fee. */
   'INSUFFICIENT_FUNDS',
+  /** The node will never take these bytes (gas above the block limit, below intrinsic, fee over its cap…). */
+  'REJECTED',
   /** Anything else (endpoint down, timeout): try again later with the same bytes. */
   'RETRY',
 ] as const;
 export type BroadcastErrorKind = (typeof BROADCAST_ERROR_KINDS)[number];
+
+/** Refusals that no retry of the same bytes can change (the base fee, a pool limit or a gap can). */
+const PERMANENT = [
+  'intrinsic gas too low',
+  'exceeds block gas limit',
+  'gas limit reached',
+  'gas limit too high',
+  'intrinsic gas too high',
+  'invalid sender',
+  'exceeds the configured cap',
+  'transaction type not supported',
+  'invalid chain id',
+  'incorrect chain id',
+  'oversized data',
+  'max priority fee per gas higher than max fee per gas',
+  'tip higher than fee cap',
+];
 
 /**
  * Classifies by the message texts geth, reth, erigon, nethermind and anvil answer with (they share
@@ -32,5 +51,6 @@ export function classifyBroadcastError(message: string): BroadcastErrorKind {
   if (m.includes('replacement transaction underpriced') || m.includes('replacement underpriced'))
     return 'REPLACEMENT_UNDERPRICED';
   if (m.includes('insufficient funds')) return 'INSUFFICIENT_FUNDS';
+  if (PERMANENT.some((p) => m.includes(p))) return 'REJECTED';
   return 'RETRY';
 }

@@ -8,16 +8,25 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { BaseError, decodeErrorResult, toHex, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import { parseSignedTransaction } from '../../../chains/ethereum/index.js';
-import { bytesTo0x } from '../../shared/encoding.js';
+import { randomUUID } from 'node:crypto';
+import { bytesTo0x, hexToBytes, zeroize } from '../../shared/encoding.js';
+import type { KeyVault } from '../keys/KeyVault.js';
 import type { SendTransactionRecord, SendTransactionUpdate, Store } from '../store/types.js';
 import type { EthChain, EthChains } from './chains.js';
 import { BATCH_EXECUTOR_RUNTIME_CODE, decodeExecutorRevert } from './batchExecutor.js';
 import { classifyBroadcastError } from './classifyBroadcastError.js';
+import { suggestFees } from './fillTransaction.js';
+import { signEthTransaction } from './signEthTransaction.js';
+import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 
 export interface SendTrackerOptions {
   readonly store: Store;
   readonly chains: EthChains;
   readonly logger: Logger;
+  /** Opens the keys that sign gap fillers. */
+  readonly vault: KeyVault;
+  /** The gas station's sponsor, which fills gaps in its own nonces. */
+  readonly sponsor?: SponsorKey | undefined;
   /** How often pending sends are looked at (default 500 ms). */
   readonly intervalMs?: number;
   /** A broadcast send with no receipt after this long is sent again, same bytes (default 15 s). */
@@ -103,7 +112,7 @@ export function decodeRevert(data: Hex | undefined): string {
 }
 
 export function startSendTracker(opts: SendTrackerOptions): SendTracker {
-  const { store, chains } = opts;
+  const { store, chains, vault, sponsor } = opts;
   const logger = opts.logger;
   const rebroadcastAfterMs = opts.rebroadcastAfterMs ?? 15_000;
   const lastBroadcastMs = new Map<string, number>();
@@ -138,7 +147,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   async function failureReason(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<string> {
     const { tx } = parseSignedTransaction(row.signedTransaction);
     const block = BigInt(r.blockNumber);
-    const batch = row.kind !== 'DIRECT';
+    const batch = row.kind === 'SPONSORED' || row.kind === 'BATCH';
     const header = (await chain.client.request({
       method: 'eth_getBlockByNumber',
       params: [r.blockNumber, false],
@@ -183,7 +192,8 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   async function settle(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<void> {
     const blockNumber = BigInt(r.blockNumber);
     if (BigInt(r.status) === 1n) {
-      if (row.kind === 'DIRECT' || batchRan(row, r)) return update(row, { status: 'INCLUDED', blockNumber });
+      if (row.kind === 'DIRECT' || row.kind === 'GAP_FILL' || batchRan(row, r))
+        return update(row, { status: 'INCLUDED', blockNumber });
       return update(row, {
         status: 'FAILED',
         blockNumber,
@@ -219,8 +229,17 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
           });
         }
         case 'INSUFFICIENT_FUNDS':
-          await store.write((tx) => tx.releaseNonce(row.caip2, row.fromAddress, row.nonce));
-          return update(row, { status: 'FAILED', errorMessage: `insufficient funds: ${message}` });
+        case 'REJECTED':
+          // A gap filler waits for funds: the sends after it cannot land before it anyway.
+          if (row.kind === 'GAP_FILL' && kind === 'INSUFFICIENT_FUNDS') {
+            logger.warn({ sendTransactionStatusId: row.id, reason: message }, 'gap filler waits for funds');
+            return;
+          }
+          return failBeforeInclusion(
+            chain,
+            row,
+            kind === 'REJECTED' ? `refused by the node: ${message}` : `insufficient funds: ${message}`,
+          );
         case 'REPLACEMENT_UNDERPRICED':
         case 'RETRY':
           logger.warn(
@@ -235,6 +254,90 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
       }
     }
     if (row.status === 'INITIALIZED') await update(row, { status: 'BROADCASTING' });
+  }
+
+  /**
+   * Fails a send the node refused before inclusion and, in the same write, gives its nonces back —
+   * or, when later nonces were already handed out, records a zero-value transfer to itself at each
+   * nonce that cannot be given back (a gap filler, broadcast like any send), so the sends after it
+   * are not stuck behind a nonce that will never be used.
+   */
+  async function failBeforeInclusion(
+    chain: EthChain,
+    row: SendTransactionRecord,
+    errorMessage: string,
+  ): Promise<void> {
+    const { tx: sent } = parseSignedTransaction(row.signedTransaction);
+    // A self-submitted batch that delegates also took the next nonce for its authorization.
+    const nonces = [row.nonce, ...(row.kind === 'BATCH' && sent.type === 'eip7702' ? [row.nonce + 1n] : [])];
+    const fees = await suggestFees(chain, { maxFeePerGas: undefined, maxPriorityFeePerGas: undefined });
+    const key =
+      row.kind === 'SPONSORED'
+        ? sponsor === undefined
+          ? undefined
+          : () => openSponsorKey(vault, sponsor)
+        : await store
+            .resolveSigningKey(row.organizationId, row.fromAddress)
+            .then((rec) => (rec === undefined ? undefined : () => vault.open(rec.sealedKey, rec.recordId)));
+    const fillers: string[] = [];
+    await store.write((tx) => {
+      const now = Date.now();
+      if (!tx.updateSendTransaction(row.id, { status: 'FAILED', errorMessage, updatedAtMs: now })) return;
+      // Highest first: each nonce given back makes the one below it the last one taken; once one
+      // cannot be given back, neither can any below it.
+      const unreleased: bigint[] = [];
+      for (const n of [...nonces].reverse()) {
+        if (unreleased.length === 0 && tx.releaseNonce(row.caip2, row.fromAddress, n)) continue;
+        unreleased.push(n);
+      }
+      if (unreleased.length === 0 || key === undefined) return;
+      const secret = key();
+      try {
+        for (const nonce of unreleased.reverse()) {
+          const signed = signEthTransaction({
+            privateKey: secret,
+            expectedFrom: row.fromAddress,
+            tx: {
+              type: 'eip1559',
+              chainId: chain.chainId,
+              nonce,
+              gasLimit: 21_000n,
+              ...fees,
+              to: hexToBytes(row.fromAddress, 'fromAddress'),
+              value: 0n,
+              data: new Uint8Array(0),
+              accessList: [],
+            },
+          });
+          const id = randomUUID();
+          tx.insertSendTransaction({
+            id,
+            kind: 'GAP_FILL',
+            organizationId: row.organizationId,
+            activityId: row.activityId,
+            caip2: row.caip2,
+            fromAddress: row.fromAddress,
+            accountAddress: row.fromAddress,
+            nonce,
+            gasStationNonce: null,
+            signedTransaction: signed,
+            txHash: bytesTo0x(keccak_256(signed)),
+            status: 'INITIALIZED',
+            blockNumber: null,
+            errorMessage: null,
+            createdAtMs: now,
+            updatedAtMs: now,
+          });
+          fillers.push(id);
+        }
+      } finally {
+        zeroize(secret);
+      }
+    });
+    logger.info(
+      { sendTransactionStatusId: row.id, status: 'FAILED', gapFillers: fillers.length },
+      'send moved',
+    );
   }
 
   async function follow(row: SendTransactionRecord): Promise<void> {

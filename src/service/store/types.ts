@@ -557,9 +557,11 @@ export type SendTransactionStatus = (typeof SEND_TRANSACTION_STATUSES)[number];
 /**
  * How a send reaches the chain: DIRECT is one call the account signs and pays for itself; a batch
  * runs through the gas-station executor the account delegates to (EIP-7702), submitted by the
- * service's sponsor key (SPONSORED) or by the account itself (BATCH).
+ * service's sponsor key (SPONSORED) or by the account itself (BATCH). GAP_FILL is the service's own
+ * zero-value transfer that takes the nonce of a send refused before inclusion when later nonces had
+ * already been handed out.
  */
-export const SEND_KINDS = ['DIRECT', 'SPONSORED', 'BATCH'] as const;
+export const SEND_KINDS = ['DIRECT', 'SPONSORED', 'BATCH', 'GAP_FILL'] as const;
 export type SendKind = (typeof SEND_KINDS)[number];
 
 export interface SendTransactionRecord {
