@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { keccak256, toHex } from 'viem';
 import type { Credentials } from '../src/service/embedded.js';
-import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
+import { KeyVault, loadOrCreateMasterKey, SERVICE_SIGNER_KEY_ID } from '../src/service/keys/index.js';
+import { SPONSOR_KEY_ID } from '../src/service/send/sponsorKey.js';
 import { openSqliteStore } from '../src/service/store/sqlite.js';
 import { envelope, post } from './helpers/http.js';
 import { startServe } from './helpers/serve.js';
@@ -95,6 +96,16 @@ describe('secrets at rest and in logs', () => {
       secrets.push(
         { name: 'private key', value: priv },
         { name: 'private key hex', value: Buffer.from(priv.toString('hex')) },
+      );
+    }
+    // The service's own keys: the export-bundle signer and the gas station's sponsor.
+    for (const id of [SERVICE_SIGNER_KEY_ID, SPONSOR_KEY_ID]) {
+      const rec = await store.getServiceKey(id);
+      expect(rec, id).toBeDefined();
+      const priv = Buffer.from(vault.open(rec?.sealedKey as Uint8Array, id));
+      secrets.push(
+        { name: id, value: priv },
+        { name: `${id} hex`, value: Buffer.from(priv.toString('hex')) },
       );
     }
     await store.close();
