@@ -26,6 +26,8 @@ export async function runLoad(opts: {
   shape: LoadShape;
   seconds: number;
   connections: number;
+  /** Called for each successful call with its response message (the gRPC frame's payload). */
+  onOk?: (i: number, message: Buffer, startedMs: number) => void;
 }): Promise<LoadResult> {
   const sessions: ClientHttp2Session[] = Array.from({ length: opts.connections }, () =>
     connect(`http://${opts.authority}`),
@@ -55,12 +57,18 @@ export async function runLoad(opts: {
         if (h['grpc-status'] !== undefined) status = String(h['grpc-status']);
       });
       req.on('trailers', (t) => (status = String(t['grpc-status'] ?? '')));
-      req.on('data', () => {});
+      const chunks: Buffer[] = [];
+      const onOk = opts.onOk;
+      req.on('data', onOk === undefined ? () => {} : (c: Buffer) => chunks.push(c));
       req.on('close', () => {
         inFlight--;
         if (status === '0') {
           ok++;
           latencies.push(performance.now() - start);
+          // One unary answer: a 5-byte prefix (compressed flag, length), then the message.
+          const frame = onOk === undefined ? undefined : Buffer.concat(chunks);
+          if (onOk !== undefined && frame !== undefined && frame.length >= 5)
+            onOk(i, frame.subarray(5, 5 + frame.readUInt32BE(1)), start);
         } else failed++;
         if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
         else if (performance.now() >= deadline) stopped = true;

@@ -4,32 +4,46 @@
  * a raw HTTP/2 load generator (bench/load.ts) whose own CPU cost per call is measured and printed;
  * and, in the same run, viem's in-process `privateKeyToAccount(...).signTransaction` loop.
  * Every call signs a different transaction (its own nonce), so nothing is answered from the
- * service's idempotency cache.
+ * service's idempotency cache. Then eth_send_transaction through gRPC SendEthTransaction against a
+ * real anvil (`serve --chain-rpc`): acknowledgements (nonce allocated, signed, recorded) per second,
+ * and how many of them the service then reports INCLUDED, followed with WatchSendTransaction.
  *
  * Prints throughput and p50/p99 latency. Not a test: nothing here asserts a time.
+ * BENCH_ONLY=sign or BENCH_ONLY=send runs one group; BENCH_SECONDS sets each run's length.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as grpcJs from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { bech32 } from '@scure/base';
 import { Psbt } from 'bitcoinjs-lib';
 import protobuf from 'protobufjs';
 import { privateKeyToAccount } from 'viem/accounts';
+import { LOADER_OPTIONS, loadSignerProto, type SendTransactionStatus } from '../src/daemon/proto.js';
+import { startAnvil } from '../test/helpers/anvil.js';
 import { startServe } from '../test/helpers/serve.js';
 import { runLoad, type LoadShape } from './load.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const GROUPS = ['sign', 'send'] as const;
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && !(GROUPS as readonly string[]).includes(ONLY))
+  throw new Error(`BENCH_ONLY must be one of ${GROUPS.join(', ')}`);
+const runs = (group: (typeof GROUPS)[number]) => ONLY === undefined || ONLY === group;
 
 // Requests are encoded once per call with protobufjs from the same proto the daemon serves.
 const root = protobuf.loadSync(
   fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
 );
 const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
+const SendEthTransactionRequest = root.lookupType('countersign.v1.SendEthTransactionRequest');
+const SendEthTransactionResponse = root.lookupType('countersign.v1.SendEthTransactionResponse');
 
 /** A gRPC length-prefixed frame: uncompressed flag + 4-byte big-endian length + message. */
-function frame(message: Record<string, unknown>): Buffer {
-  const bytes = SignTransactionRequest.encode(SignTransactionRequest.fromObject(message)).finish();
+function frame(message: Record<string, unknown>, type: protobuf.Type = SignTransactionRequest): Buffer {
+  const bytes = type.encode(type.fromObject(message)).finish();
   const head = Buffer.alloc(5);
   head.writeUInt32BE(bytes.length, 1);
   return Buffer.concat([head, bytes]);
@@ -130,6 +144,29 @@ function tempoRequest(signWith: string, mode: number, nonce: number): Buffer {
   });
 }
 
+/** One call to a recipient and of a value no other call uses (no two bodies are alike). */
+function sendRequest(from: string, n: number): Buffer {
+  return frame(
+    {
+      from,
+      caip2: SEND_CAIP2,
+      calls: [{ to: `0x${(0x100000 + n).toString(16).padStart(40, '0')}`, value: String(1000 + n) }],
+    },
+    SendEthTransactionRequest,
+  );
+}
+
+const SEND_CAIP2 = 'eip155:31337';
+const SEND_IN_FLIGHT = 16;
+/** WatchSendTransaction's poll interval: the resolution of the time-to-inclusion figures. */
+const WATCH_POLL_MS = 250;
+/** One acknowledged send in this many is watched while the load runs. */
+const SEND_WATCH_SAMPLE = 20;
+/** How long a watched send may take to end. */
+const SWEEP_TIMEOUT_MS = 120_000;
+/** The status read of each send after the run (answered at once unless the service is swamped). */
+const READ_WITHIN_MS = 10_000;
+
 interface Result {
   label: string;
   requests: number;
@@ -206,7 +243,158 @@ async function measure(
   };
 }
 
-async function main(): Promise<void> {
+type WatchStream = (
+  req: unknown,
+  metadata: grpcJs.Metadata,
+  options: grpcJs.CallOptions,
+) => grpcJs.ClientReadableStream<SendTransactionStatus>;
+
+interface WatchEnd {
+  /** The last status streamed ('' if none). */
+  readonly status: string;
+  /** performance.now() when INCLUDED arrived. */
+  readonly includedAtMs?: number;
+}
+
+/**
+ * eth_send_transaction through SendEthTransaction to anvil, closed loop: the throughput and latency
+ * of acknowledgements (nonce allocated, transaction signed and recorded). One acknowledged send in
+ * SEND_WATCH_SAMPLE is followed with WatchSendTransaction while the load runs, for the time from
+ * submission to INCLUDED (watching every one would add a polling load of its own to what is
+ * measured). After the run, the last acknowledged send is followed to its end (the service
+ * broadcasts one sender's sends in nonce order), then every send's status is read once to count
+ * how many were INCLUDED.
+ */
+async function measureSends(grpc: string, from: string): Promise<Result> {
+  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
+  const pkg = grpcJs.loadPackageDefinition(definition) as unknown as {
+    countersign: { v1: { Signer: grpcJs.ServiceClientConstructor } };
+  };
+  const watcher = new pkg.countersign.v1.Signer(grpc, grpcJs.credentials.createInsecure());
+  const watchStream = (watcher as unknown as Record<string, WatchStream>)[
+    'WatchSendTransaction'
+  ] as WatchStream;
+  const open = new Set<grpcJs.ClientReadableStream<SendTransactionStatus>>();
+  /** Follows one send until it ends or `withinMs` passes. */
+  const follow = (sendTransactionStatusId: string, withinMs: number) =>
+    new Promise<WatchEnd>((resolve) => {
+      let status = '';
+      let includedAtMs: number | undefined;
+      const call = watchStream.call(
+        watcher,
+        { sendTransactionStatusId, pollIntervalMs: WATCH_POLL_MS },
+        new grpcJs.Metadata(),
+        { deadline: Date.now() + withinMs },
+      );
+      open.add(call);
+      call.on('data', (m: SendTransactionStatus) => {
+        status = m.status;
+        if (m.status === 'SEND_TRANSACTION_STATUS_CODE_INCLUDED') includedAtMs ??= performance.now();
+      });
+      call.on('error', () => {});
+      call.on('status', () => {
+        open.delete(call);
+        resolve(includedAtMs === undefined ? { status } : { status, includedAtMs });
+      });
+    });
+  let n = 0;
+  const acked: string[] = [];
+  const sampled: Promise<number | undefined>[] = [];
+  const onOk = (_: number, message: Buffer, startedMs: number) => {
+    const { sendTransactionStatusId } = SendEthTransactionResponse.toObject(
+      SendEthTransactionResponse.decode(message),
+    ) as { sendTransactionStatusId: string };
+    acked.push(sendTransactionStatusId);
+    if (acked.length % SEND_WATCH_SAMPLE === 1)
+      sampled.push(
+        follow(sendTransactionStatusId, SWEEP_TIMEOUT_MS).then(
+          (e) => e.includedAtMs && e.includedAtMs - startedMs,
+        ),
+      );
+  };
+  const load = (seconds: number, onOk?: (i: number, m: Buffer, startedMs: number) => void) =>
+    runLoad({
+      authority: grpc,
+      path: '/countersign.v1.Signer/SendEthTransaction',
+      body: () => sendRequest(from, n++),
+      shape: { kind: 'closed', concurrency: SEND_IN_FLIGHT },
+      seconds,
+      connections: 4,
+      ...(onOk === undefined ? {} : { onOk }),
+    });
+  try {
+    await load(2); // warm-up: JIT, connections, SQLite pages, the chain client
+    const cpu0 = process.cpuUsage();
+    const r = await load(DURATION_S, onOk);
+    const cpu = process.cpuUsage(cpu0);
+    if (r.failed > 0) process.stderr.write(`eth_send_transaction: ${r.failed} calls failed\n`);
+    const drainStarted = performance.now();
+    const lastId = acked.at(-1);
+    if (lastId !== undefined) await follow(lastId, SWEEP_TIMEOUT_MS);
+    const drainS = (performance.now() - drainStarted) / 1000;
+    // One read each: a terminal send answers at once; one still pending is cut after READ_WITHIN_MS.
+    const ends: WatchEnd[] = [];
+    for (let k = 0; k < acked.length; k += 32)
+      ends.push(...(await Promise.all(acked.slice(k, k + 32).map((id) => follow(id, READ_WITHIN_MS)))));
+    const included = ends.filter((e) => e.status === 'SEND_TRANSACTION_STATUS_CODE_INCLUDED').length;
+    const inclusion = (await Promise.all(sampled)).filter((t): t is number => t !== undefined);
+    inclusion.sort((a, b) => a - b);
+    return {
+      label: `eth_send_transaction via gRPC SendEthTransaction to anvil, ${SEND_IN_FLIGHT} in flight`,
+      requests: r.ok,
+      seconds: r.seconds,
+      p50ms: percentile(r.latencies, 50),
+      p99ms: percentile(r.latencies, 99),
+      note:
+        `INCLUDED ${included} of ${acked.length} (the last ${drainS.toFixed(1)} s after the run); ` +
+        `submit to INCLUDED p50 ${percentile(inclusion, 50).toFixed(0)} ms, p99 ${percentile(inclusion, 99).toFixed(0)} ms ` +
+        `(1 send in ${SEND_WATCH_SAMPLE} watched, ${WATCH_POLL_MS} ms polls); ` +
+        `bench client ${((cpu.user + cpu.system) / Math.max(1, r.sent)).toFixed(0)} µs CPU/call`,
+    };
+  } finally {
+    for (const call of open) call.cancel();
+    watcher.close();
+  }
+}
+
+async function sendGroup(): Promise<Result[]> {
+  const anvil = await startAnvil();
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-send-'));
+  try {
+    const server = await startServe([
+      '--data-dir',
+      join(dir, 'data'),
+      '--log-level',
+      'warn',
+      '--chain-rpc',
+      `${SEND_CAIP2}=${anvil.rpcUrl}`,
+    ]);
+    try {
+      const from = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
+      if (from === undefined) throw new Error('the default wallet has no Ethereum account');
+      const res = await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'anvil_setBalance',
+          params: [from, '0xd3c21bcecceda1000000'],
+        }),
+      });
+      if (!res.ok) throw new Error(`anvil_setBalance answered HTTP ${res.status}`);
+      return [await measureSends(server.ready.grpc, from)];
+    } finally {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+    }
+  } finally {
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function signGroup(): Promise<Result[]> {
   const results: Result[] = [await viemBaseline()];
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
@@ -283,9 +471,16 @@ async function main(): Promise<void> {
     await server.exited;
     rmSync(dir, { recursive: true, force: true });
   }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const results: Result[] = [];
+  if (runs('sign')) results.push(...(await signGroup()));
+  if (runs('send')) results.push(...(await sendGroup()));
 
   process.stdout.write(
-    '\n| run (gRPC SignTransaction, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
+    '\n| run (gRPC, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
   );
   for (const r of results)
     process.stdout.write(

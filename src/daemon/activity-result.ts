@@ -132,3 +132,19 @@ export function rawSignaturesOf(activity: Activity, count: number): ResultSignat
     };
   });
 }
+
+/** The result keys of eth_send_transaction, by activity type (turnkey-api.md 6.4). */
+const SEND_RESULT_KEYS: Readonly<Record<string, string>> = {
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: 'ethSendTransactionResultV2',
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION: 'ethSendTransactionResult',
+};
+
+/** The `sendTransactionStatusId` of a completed eth_send_transaction activity. */
+export function sendTransactionStatusIdOf(activity: Activity): string {
+  const key = SEND_RESULT_KEYS[activity.type];
+  if (key === undefined) throw malformed(`activity type ${activity.type} is not an eth_send_transaction`);
+  const r = activity.result[key];
+  const id = isRecord(r) ? r['sendTransactionStatusId'] : undefined;
+  if (typeof id !== 'string' || id === '') throw malformed(`${key}.sendTransactionStatusId is missing`);
+  return id;
+}

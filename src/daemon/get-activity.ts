@@ -13,7 +13,7 @@ import { base58 } from '@scure/base';
 import { parseActivityResponse, upstreamError, type Activity } from '../client/client.js';
 import { bytesTo0x, bytesToHex, hexToBytes } from '../shared/encoding.js';
 import { CountersignError, isCountersignError, missing, invalid } from '../shared/errors.js';
-import { rawSignaturesOf, signedTransactionOf } from './activity-result.js';
+import { rawSignaturesOf, sendTransactionStatusIdOf, signedTransactionOf } from './activity-result.js';
 import { verifying } from './chains/common.js';
 import type { CallContext, DaemonContext } from './context.js';
 import { payloadDigest, type KnownEncoding, type KnownHashFunction } from './payload-digest.js';
@@ -23,13 +23,14 @@ import {
   type ActivityState,
   type GetActivityRequest,
   type GetActivityResponse,
+  type SendTransactionResultMessage,
   type SignatureMessage,
   type VerifiedPayloadsMessage,
   type VerifiedTransactionMessage,
 } from './proto.js';
 import { signatureSchemeOf, verifyDigestSignature } from './verify-signature.js';
 
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** States after which an activity never changes again. */
 export const TERMINAL_STATES: ReadonlySet<ActivityState> = new Set([
@@ -126,6 +127,7 @@ export async function readActivity(
 type VerifiedResult =
   | { readonly result: 'transaction'; readonly transaction: VerifiedTransactionMessage }
   | { readonly result: 'payloads'; readonly payloads: VerifiedPayloadsMessage }
+  | { readonly result: 'sendTransaction'; readonly sendTransaction: SendTransactionResultMessage }
   | undefined;
 
 /** The signing activity types whose results are verified, with where their intent names the key. */
@@ -157,6 +159,13 @@ async function verifiedResult(
       };
       return payloadsResult(ctx, activity, i, v2 ? 'signWith' : 'privateKeyId', [str(i, 'payload')], asList);
     }
+    case 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2':
+    case 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION':
+      // The service signed and broadcast: the caller gets the id to follow, there is no signature.
+      return {
+        result: 'sendTransaction',
+        sendTransaction: { sendTransactionStatusId: sendTransactionStatusIdOf(activity) },
+      };
     default:
       // Not a signing activity: there is no signature to verify or return.
       return undefined;

@@ -307,6 +307,10 @@ export interface VerifiedPayloadsMessage {
   readonly signer: string;
 }
 
+export interface SendTransactionResultMessage {
+  readonly sendTransactionStatusId: string;
+}
+
 export interface GetActivityResponse {
   readonly activityId: string;
   readonly organizationId: string;
@@ -314,9 +318,10 @@ export interface GetActivityResponse {
   readonly fingerprint: string;
   readonly type: string;
   /** The `result` oneof member that is set, if any (only for a verified, completed signing activity). */
-  readonly result?: 'transaction' | 'payloads';
+  readonly result?: 'transaction' | 'payloads' | 'sendTransaction';
   readonly transaction?: VerifiedTransactionMessage;
   readonly payloads?: VerifiedPayloadsMessage;
+  readonly sendTransaction?: SendTransactionResultMessage;
   /** FAILED/REJECTED: the daemon error code and the service's message ('' otherwise). */
   readonly failureCode: string;
   readonly failureMessage: string;
@@ -363,4 +368,59 @@ export interface EvaluatePoliciesResponse {
   readonly policyEvaluations: readonly PolicyEvaluationMessage[];
   readonly activityType: string;
   readonly organizationId: string;
+}
+
+export interface EthCallMessage {
+  readonly to: string;
+  readonly value: string;
+  readonly data: Uint8Array;
+}
+
+export interface SendEthTransactionRequest {
+  readonly organizationId: string;
+  readonly from: string;
+  readonly idempotencyKey: string;
+  readonly caip2: string;
+  readonly calls: readonly EthCallMessage[];
+  readonly sponsor: boolean;
+  readonly nonce: string;
+  readonly gasLimit: string;
+  readonly maxFeePerGas: string;
+  readonly maxPriorityFeePerGas: string;
+  readonly deadline: string;
+  readonly gasStationNonce: string;
+}
+
+export interface SendEthTransactionResponse {
+  readonly activityId: string;
+  readonly state: ActivityState;
+  readonly fingerprint: string;
+  /** '' until the activity has completed. */
+  readonly sendTransactionStatusId: string;
+}
+
+export interface WatchSendTransactionRequest {
+  readonly organizationId: string;
+  readonly sendTransactionStatusId: string;
+  /** 0 = the default interval; clamped to a floor and a ceiling by the handler. */
+  readonly pollIntervalMs: number;
+}
+
+/** The `SendTransactionStatusCode` enum, in wire order. */
+export const SEND_TRANSACTION_STATUS_CODES = [
+  'SEND_TRANSACTION_STATUS_CODE_UNSPECIFIED',
+  'SEND_TRANSACTION_STATUS_CODE_INITIALIZED',
+  'SEND_TRANSACTION_STATUS_CODE_BROADCASTING',
+  'SEND_TRANSACTION_STATUS_CODE_INCLUDED',
+  'SEND_TRANSACTION_STATUS_CODE_FAILED',
+] as const;
+export type SendTransactionStatusCode = (typeof SEND_TRANSACTION_STATUS_CODES)[number];
+
+export interface SendTransactionStatus {
+  readonly sendTransactionStatusId: string;
+  readonly status: SendTransactionStatusCode;
+  /** 0x-prefixed once mined; '' before. */
+  readonly txHash: string;
+  /** '' unless FAILED. */
+  readonly errorMessage: string;
 }

@@ -16,11 +16,14 @@ import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
 import { toServiceError } from './grpc-status.js';
 import { IdempotencyStore } from './idempotency.js';
-import { loadSignerProto, type GetActivityResponse, type WatchActivityRequest } from './proto.js';
+import type { WatchCallContext } from './polling.js';
+import { loadSignerProto } from './proto.js';
+import { sendEthTransaction } from './send-eth-transaction.js';
 import { signMessage } from './sign-message.js';
 import { signRawPayloads } from './sign-raw-payloads.js';
 import { signTransaction } from './sign-transaction.js';
 import { watchActivity } from './watch-activity.js';
+import { watchSendTransaction } from './watch-send-transaction.js';
 
 export interface StartDaemonOptions {
   /** `host:port`; port 0 binds an ephemeral port. */
@@ -77,19 +80,22 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     };
   }
 
-  // Open WatchActivity streams: close() ends them (they would otherwise poll until a terminal
-  // state, and the drain would wait for them).
+  // Open watch streams: close() ends them (they would otherwise poll until a terminal state, and
+  // the drain would wait for them).
   const streams = new Set<AbortController>();
   const SHUTDOWN = 'daemon shutting down';
-  function watch(): grpc.handleServerStreamingCall<WatchActivityRequest, GetActivityResponse> {
+  function watch<Req, Res>(
+    method: string,
+    handler: (ctx: DaemonContext, call: WatchCallContext, req: Req, send: (m: Res) => void) => Promise<void>,
+  ): grpc.handleServerStreamingCall<Req, Res> {
     return (call) => {
-      const callLog = log.child({ rpc: 'WatchActivity', requestId: randomUUID() });
+      const callLog = log.child({ rpc: method, requestId: randomUUID() });
       const abort = new AbortController();
       if (closing !== undefined) abort.abort(SHUTDOWN);
       streams.add(abort);
       // Client cancel and deadline both arrive as 'cancelled'; the stream is gone, stop polling.
       call.on('cancelled', () => abort.abort('cancelled'));
-      watchActivity(ctx, { log: callLog, signal: abort.signal }, call.request, (m) => call.write(m))
+      handler(ctx, { log: callLog, signal: abort.signal }, call.request, (m) => call.write(m))
         .then(
           () => {
             if (call.cancelled) return;
@@ -117,8 +123,10 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     SignRawPayloads: unary('SignRawPayloads', signRawPayloads),
     SignMessage: unary('SignMessage', signMessage),
     GetActivity: unary('GetActivity', getActivity),
-    WatchActivity: watch(),
+    WatchActivity: watch('WatchActivity', watchActivity),
     EvaluatePolicies: unary('EvaluatePolicies', evaluatePolicies),
+    SendEthTransaction: unary('SendEthTransaction', sendEthTransaction),
+    WatchSendTransaction: watch('WatchSendTransaction', watchSendTransaction),
   });
   const health = new HealthImplementation({ '': 'SERVING', [SIGNER_SERVICE]: 'SERVING' });
   health.addToServer(server);
