@@ -68,7 +68,7 @@ async function settled(id: string, timeoutMs = 30_000) {
     const s = (await query('get_send_transaction_status', { sendTransactionStatusId: id })) as {
       txStatus: string;
       eth?: { txHash: Hex };
-      error?: { message: string };
+      error?: { message: string; eth?: { revertChain: unknown[] } };
     };
     if (s.txStatus === 'INCLUDED' || s.txStatus === 'FAILED') return s;
     if (Date.now() > until) throw new Error(`send ${id} still ${s.txStatus} after ${timeoutMs} ms`);
@@ -264,7 +264,14 @@ describe('eth_send_transaction through the gas station', () => {
     await rpc('evm_setAutomine', [true]);
     const s = await settled(id);
     expect(s.txStatus).toBe('FAILED');
-    expect(s.error?.message).toBe(`batch deadline ${deadline} has passed`);
+    expect(s.error).toEqual({
+      message: `batch deadline ${deadline} has passed`,
+      eth: {
+        revertChain: [
+          { address: user, errorType: 'custom', displayMessage: `batch deadline ${deadline} has passed` },
+        ],
+      },
+    });
     expect(await slot(counter, 1)).toBe(4n);
   });
 
@@ -279,7 +286,15 @@ describe('eth_send_transaction through the gas station', () => {
     });
     const s = await settled(statusIdOf(res.json));
     expect(s.txStatus).toBe('FAILED');
-    expect(s.error?.message).toBe('call 1 reverted: execution reverted: nope');
+    expect(s.error).toEqual({
+      message: 'call 1 reverted: execution reverted: nope',
+      eth: {
+        revertChain: [
+          { address: user, errorType: 'custom', displayMessage: 'call 1 reverted: execution reverted: nope' },
+          { address: reverter, errorType: 'native', displayMessage: 'execution reverted: nope' },
+        ],
+      },
+    });
     // The whole batch reverted: the first call's effect is gone too.
     expect(await slot(counter, 1)).toBe(4n);
     expect((await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex })).status).toBe('reverted');

@@ -51,7 +51,11 @@ async function statusOf(sendTransactionStatusId: string) {
     JSON.stringify({ organizationId: c.organizationId, sendTransactionStatusId }),
   );
   expect(res.status).toBe(200);
-  return res.json as { txStatus: string; eth?: { txHash: string }; error?: { message: string } };
+  return res.json as {
+    txStatus: string;
+    eth?: { txHash: string };
+    error?: { message: string; eth?: { revertChain: unknown[] } };
+  };
 }
 
 /** Polls until the send is terminal (INCLUDED or FAILED). */
@@ -296,7 +300,12 @@ describe('eth_send_transaction (non-sponsored)', () => {
     });
     const s = await settled(statusIdOf(res.json, 'ethSendTransactionResult'));
     expect(s.txStatus).toBe('FAILED');
-    expect(s.error?.message).toBe('execution reverted: nope');
+    expect(s.error).toEqual({
+      message: 'execution reverted: nope',
+      eth: {
+        revertChain: [{ address: contract, errorType: 'native', displayMessage: 'execution reverted: nope' }],
+      },
+    });
     const receipt = await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex });
     expect(receipt.status).toBe('reverted');
   });

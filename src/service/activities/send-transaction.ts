@@ -317,6 +317,7 @@ function withKey<T>(ctx: ActivityContext, signer: SigningKeyRecord, use: (privat
 
 type SendRow = Omit<
   SendTransactionRecord,
+  | 'revertChainJson'
   | 'id'
   | 'organizationId'
   | 'activityId'
@@ -465,6 +466,7 @@ async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise
         status: 'INITIALIZED',
         blockNumber: null,
         errorMessage: null,
+        revertChainJson: null,
         createdAtMs: ctx.nowMs,
         updatedAtMs: ctx.nowMs,
       });

@@ -415,7 +415,16 @@ const SEND_QUERIES: Record<string, QueryHandler> = {
     return {
       txStatus: row.status,
       ...(row.status === 'INCLUDED' || mined ? { eth: { txHash: row.txHash } } : {}),
-      ...(row.errorMessage === null ? {} : { error: { message: row.errorMessage } }),
+      ...(row.errorMessage === null
+        ? {}
+        : {
+            error: {
+              message: row.errorMessage,
+              ...(row.revertChainJson === null
+                ? {}
+                : { eth: { revertChain: JSON.parse(row.revertChainJson) as unknown } }),
+            },
+          }),
     };
   },
   get_nonces: async (ctx, body) => {

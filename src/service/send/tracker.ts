@@ -16,6 +16,7 @@ import type { EthChain, EthChains } from './chains.js';
 import { BATCH_EXECUTOR_RUNTIME_CODE, decodeExecutorRevert } from './batchExecutor.js';
 import { classifyBroadcastError } from './classifyBroadcastError.js';
 import { suggestFees } from './fillTransaction.js';
+import { revertChainOf, type RevertEntry } from './revertChain.js';
 import { signEthTransaction } from './signEthTransaction.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 
@@ -144,7 +145,11 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
    * replayed with the executor's code put at the account (a state override): before its first batch
    * the account had not delegated yet, and the executor's own errors say why a batch was refused.
    */
-  async function failureReason(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<string> {
+  async function failureReason(
+    chain: EthChain,
+    row: SendTransactionRecord,
+    r: RpcReceipt,
+  ): Promise<{ message: string; revertChain?: RevertEntry[] }> {
     const { tx } = parseSignedTransaction(row.signedTransaction);
     const block = BigInt(r.blockNumber);
     const batch = row.kind === 'SPONSORED' || row.kind === 'BATCH';
@@ -181,12 +186,23 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
       });
     } catch (e) {
       const data = revertDataOf(e);
-      if (data !== undefined) return (batch ? decodeExecutorRevert(data) : undefined) ?? decodeRevert(data);
-      if (/out of gas/i.test(messageOf(e))) return 'out of gas';
-      return messageOf(e) || 'execution reverted';
+      if (data !== undefined)
+        return {
+          message: (batch ? decodeExecutorRevert(data) : undefined) ?? decodeRevert(data),
+          revertChain: revertChainOf({
+            batch,
+            account: row.accountAddress,
+            to: tx.to,
+            data: tx.data,
+            revert: data,
+            describe: decodeRevert,
+          }),
+        };
+      if (/out of gas/i.test(messageOf(e))) return { message: 'out of gas' };
+      return { message: messageOf(e) || 'execution reverted' };
     }
     // The replay succeeded: what differed was the gas (state may differ too, but gas is the usual cause).
-    return BigInt(r.gasUsed) >= tx.gasLimit ? 'out of gas' : 'execution reverted';
+    return { message: BigInt(r.gasUsed) >= tx.gasLimit ? 'out of gas' : 'execution reverted' };
   }
 
   async function settle(chain: EthChain, row: SendTransactionRecord, r: RpcReceipt): Promise<void> {
@@ -200,8 +216,15 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
         errorMessage: `the batch did not run: ${row.accountAddress} did not delegate to the batch executor when the transaction was included (its EIP-7702 authorization was skipped because the account's nonce had moved)`,
       });
     }
-    const errorMessage = await failureReason(chain, row, r).catch(() => 'execution reverted');
-    return update(row, { status: 'FAILED', blockNumber, errorMessage });
+    const reason = await failureReason(chain, row, r).catch(() => ({ message: 'execution reverted' }));
+    return update(row, {
+      status: 'FAILED',
+      blockNumber,
+      errorMessage: reason.message,
+      ...('revertChain' in reason && reason.revertChain !== undefined
+        ? { revertChainJson: JSON.stringify(reason.revertChain) }
+        : {}),
+    });
   }
 
   async function broadcast(chain: EthChain, row: SendTransactionRecord): Promise<void> {
@@ -325,6 +348,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
             status: 'INITIALIZED',
             blockNumber: null,
             errorMessage: null,
+            revertChainJson: null,
             createdAtMs: now,
             updatedAtMs: now,
           });

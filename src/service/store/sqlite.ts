@@ -1270,6 +1270,7 @@ function toSend(r: Row): SendTransactionRecord {
     status: str(r.status) as SendTransactionStatus,
     blockNumber: r.block_number === null || r.block_number === undefined ? null : BigInt(str(r.block_number)),
     errorMessage: nstr(r.error_message),
+    revertChainJson: nstr(r.revert_chain_json),
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
   };
@@ -1294,12 +1295,13 @@ function sendParts(db: Database.Database): {
     ins: p(
       `INSERT INTO send_transactions (id, organization_id, activity_id, caip2, from_address, nonce,
         signed_transaction, tx_hash, status, block_number, error_message, created_at_ms, updated_at_ms,
-        kind, account_address, gas_station_nonce)
-        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        kind, account_address, gas_station_nonce, revert_chain_json)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ),
     upd: p(
       `UPDATE send_transactions SET status = ?, block_number = COALESCE(?, block_number),
-        error_message = COALESCE(?, error_message), updated_at_ms = ?
+        error_message = COALESCE(?, error_message),
+        revert_chain_json = COALESCE(?, revert_chain_json), updated_at_ms = ?
         WHERE id = ? AND status IN ('INITIALIZED', 'BROADCASTING')`,
     ),
     get: p('SELECT * FROM send_transactions WHERE organization_id = ? AND id = ?'),
@@ -1345,12 +1347,14 @@ function sendParts(db: Database.Database): {
           r.kind,
           r.accountAddress,
           r.gasStationNonce === null ? null : r.gasStationNonce.toString(),
+          r.revertChainJson,
         ),
       updateSendTransaction: (id, u) =>
         s.upd.run(
           u.status,
           u.blockNumber === undefined ? null : u.blockNumber.toString(),
           u.errorMessage ?? null,
+          u.revertChainJson ?? null,
           u.updatedAtMs,
           id,
         ).changes === 1,

@@ -584,6 +584,8 @@ export interface SendTransactionRecord {
   readonly status: SendTransactionStatus;
   readonly blockNumber: bigint | null;
   readonly errorMessage: string | null;
+  /** A reverted send's `eth.revertChain` (send/revertChain.ts) as JSON. */
+  readonly revertChainJson: string | null;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
 }
@@ -593,6 +595,7 @@ export interface SendTransactionUpdate {
   readonly status: SendTransactionStatus;
   readonly blockNumber?: bigint | undefined;
   readonly errorMessage?: string | undefined;
+  readonly revertChainJson?: string | undefined;
   readonly updatedAtMs: number;
 }
 
