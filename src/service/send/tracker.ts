@@ -87,6 +87,9 @@ function revertDataOf(e: unknown): Hex | undefined {
   return found;
 }
 
+/** Rounds a "nonce too low" answer is seen without a receipt before the send is failed. */
+const NONCE_TOO_LOW_ROUNDS = 3;
+
 /** The JSON-RPC error code of a node's answer, if any. */
 function rpcCodeOf(e: unknown): number | undefined {
   let code: number | undefined;
@@ -117,6 +120,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   const logger = opts.logger;
   const rebroadcastAfterMs = opts.rebroadcastAfterMs ?? 15_000;
   const lastBroadcastMs = new Map<string, number>();
+  const nonceTooLowSeen = new Map<string, number>();
   const busy = new Set<string>();
   let round: Promise<void> | undefined;
   let stopped = false;
@@ -241,9 +245,13 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
         case 'ALREADY_KNOWN':
           break;
         case 'NONCE_TOO_LOW': {
-          // Our own bytes may be what used the nonce (a re-broadcast after a restart).
+          // Our own bytes may be what used the nonce (a re-broadcast after a restart); a node's
+          // receipt can lag behind its nonce, so it is looked for over a few rounds before failing.
           const r = await receiptOf(chain, row);
           if (r !== null) return settle(chain, row, r);
+          const seen = (nonceTooLowSeen.get(row.id) ?? 0) + 1;
+          nonceTooLowSeen.set(row.id, seen);
+          if (seen < NONCE_TOO_LOW_ROUNDS) return;
           // Someone else used it. Never re-signed with another nonce; the allocator re-syncs from
           // the chain's pending nonce at its next allocation.
           return update(row, {
@@ -387,20 +395,30 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
 
   async function tick(): Promise<void> {
     const rows = await store.listPendingSendTransactions();
-    // Per sender in nonce order, so a node sees nonce n before n + 1; senders in parallel.
+    // Broadcasts go per sender in nonce order, so a node sees nonce n before n + 1; senders run in
+    // parallel. Sends already broadcast only need their receipts: all at once (viem batches the
+    // JSON-RPC calls), so a long queue of one sender settles in one round, not one per send.
     const bySender = new Map<string, SendTransactionRecord[]>();
+    const broadcast: SendTransactionRecord[] = [];
     for (const row of rows) {
+      if (row.status !== 'INITIALIZED') {
+        broadcast.push(row);
+        continue;
+      }
       const key = `${row.caip2} ${row.fromAddress}`;
       const list = bySender.get(key) ?? [];
       list.push(row);
       bySender.set(key, list);
     }
-    await Promise.all(
-      [...bySender.values()].map(async (list) => {
+    await Promise.all([
+      ...[...bySender.values()].map(async (list) => {
         for (const row of list) await guarded(row);
       }),
-    );
-    for (const id of lastBroadcastMs.keys()) if (!rows.some((r) => r.id === id)) lastBroadcastMs.delete(id);
+      ...broadcast.map(guarded),
+    ]);
+    const pending = new Set(rows.map((r) => r.id));
+    for (const id of lastBroadcastMs.keys()) if (!pending.has(id)) lastBroadcastMs.delete(id);
+    for (const id of nonceTooLowSeen.keys()) if (!pending.has(id)) nonceTooLowSeen.delete(id);
   }
 
   const timer = setInterval(() => {

@@ -1307,7 +1307,7 @@ function sendParts(db: Database.Database): {
     get: p('SELECT * FROM send_transactions WHERE organization_id = ? AND id = ?'),
     getById: p('SELECT * FROM send_transactions WHERE id = ?'),
     pending: p(
-      "SELECT * FROM send_transactions WHERE status IN ('INITIALIZED', 'BROADCASTING') ORDER BY created_at_ms, LENGTH(nonce), nonce",
+      "SELECT * FROM send_transactions WHERE status IN ('INITIALIZED', 'BROADCASTING') ORDER BY LENGTH(nonce), nonce, created_at_ms",
     ),
   };
   const nextOf = (caip2: string, address: string): bigint | undefined => {
