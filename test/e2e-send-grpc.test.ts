@@ -100,6 +100,9 @@ interface SendInput {
   readonly gasLimit?: string;
   readonly maxFeePerGas?: string;
   readonly maxPriorityFeePerGas?: string;
+  readonly sponsor?: boolean;
+  readonly deadline?: string;
+  readonly gasStationNonce?: string;
 }
 
 interface SendClient {
@@ -445,6 +448,38 @@ describe('SendEthTransaction and WatchSendTransaction', () => {
       expect(await chain.getBalance({ address: recipient(5) })).toBe(0n);
     },
   );
+
+  it('sends a sponsored 2-call batch: the sponsor submits and pays, the account delegates and signs it', async () => {
+    const sponsor = h.service.sponsorAddress;
+    await rpc('anvil_setBalance', [sponsor, toHex(parseEther('5'))]);
+    const balance = await chain.getBalance({ address: from });
+    const deadline = String(Math.floor(Date.now() / 1000) + 600);
+    const id = await sent({
+      sponsor: true,
+      deadline,
+      calls: [{ to: recipient(40) }, { to: recipient(41), data: Uint8Array.of(1) }],
+    });
+    const last = (await followed(id)).at(-1) as SendTransactionStatus;
+    expect(last).toMatchObject({ status: 'SEND_TRANSACTION_STATUS_CODE_INCLUDED', errorMessage: '' });
+    const tx = await chain.getTransaction({ hash: last.txHash as Hex });
+    expect(tx.from).toBe(sponsor);
+    expect(tx.to).toBe(from.toLowerCase());
+    expect(tx.type).toBe('eip7702');
+    // The account paid nothing: its balance is what it was.
+    expect(await chain.getBalance({ address: from })).toBe(balance);
+    // An expired deadline is refused by the service, naming the field, with nothing sent.
+    const refused = failed(
+      await client.send({
+        from,
+        caip2: CAIP2,
+        sponsor: true,
+        deadline: '1',
+        calls: [{ to: recipient(42) }],
+      }),
+    );
+    expect(refused.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(refused.metadata.get(ERROR_FIELD_TRAILER)[0]).toBe('deadline');
+  });
 
   it('streams FAILED with the decoded revert reason for a reverting call', async () => {
     // Init code copies the 37-byte runtime after it and returns it; the runtime reverts every call
