@@ -495,7 +495,7 @@ describe('eth_send_transaction through the gas station', () => {
 
 /** Every wei the sponsor spent on gas, summed over its mined transactions. */
 async function gasPaidBy(address: Hex): Promise<bigint> {
-  const latest = await chain.getBlockNumber();
+  const latest = await chain.getBlockNumber({ cacheTime: 0 });
   let paid = 0n;
   for (let n = 0n; n <= latest; n++) {
     const block = await chain.getBlock({ blockNumber: n, includeTransactions: true });

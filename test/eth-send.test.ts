@@ -131,7 +131,12 @@ describe('eth_send_transaction (non-sponsored)', () => {
       data: '0x',
     });
     expect(res.status).toBe(200);
-    await expectIncluded(statusIdOf(res.json, 'ethSendTransactionResult'), to, 12345n);
+    const id = statusIdOf(res.json, 'ethSendTransactionResult');
+    await expectIncluded(id, to, 12345n);
+    // Every status it took is recorded, in order, with its time.
+    const transitions = await h.service.store.listSendTransactionTransitions(id);
+    expect(transitions.map((t) => t.status)).toEqual(['INITIALIZED', 'BROADCASTING', 'INCLUDED']);
+    expect(transitions.map((t) => t.atMs)).toEqual([...transitions.map((t) => t.atMs)].sort((a, b) => a - b));
   });
 
   it('@turnkey/sdk-server ethSendTransaction (V2) ends INCLUDED; caller fees are kept as given', async () => {
@@ -364,6 +369,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
 
   it('a send the node refuses fails, and its nonce is filled so the sends after it still land', async () => {
     const first = await nextNonce();
+    const startBlock = await chain.getBlockNumber({ cacheTime: 0 });
     const toA = recipient(10);
     const toB = recipient(11);
     // B takes nonce n + 1 first (a caller's nonce), so when A (nonce n) is refused, n cannot simply be
@@ -384,18 +390,26 @@ describe('eth_send_transaction (non-sponsored)', () => {
       gasLimit: '40000000',
       nonce: String(first),
     });
-    const failed = await settled(statusIdOf(a.json, 'ethSendTransactionResult'));
+    const idA = statusIdOf(a.json, 'ethSendTransactionResult');
+    const failed = await settled(idA);
     expect(failed.txStatus).toBe('FAILED');
     expect(failed.error?.message).toMatch(/^refused by the node: .*gas/i);
+    expect(await h.service.store.listSendTransactionTransitions(idA)).toEqual([
+      { status: 'INITIALIZED', errorMessage: null, atMs: expect.any(Number) },
+      { status: 'FAILED', errorMessage: failed.error?.message, atMs: expect.any(Number) },
+    ]);
     const ok = await expectIncluded(statusIdOf(b.json, 'ethSendTransactionResult'), toB, 2n);
     expect(BigInt(ok.nonce)).toBe(first + 1n);
     // Nonce n went to the service's zero-value transfer to the account itself.
-    const latest = await chain.getBlockNumber();
+    const latest = await chain.getBlockNumber({ cacheTime: 0 });
     const txs = [];
-    for (let n = latest; n > latest - 5n && n >= 0n; n--)
+    for (let n = startBlock + 1n; n <= latest; n++)
       txs.push(...(await chain.getBlock({ blockNumber: n, includeTransactions: true })).transactions);
     const filler = txs.find((t) => t.from === from.toLowerCase() && BigInt(t.nonce) === first);
-    expect(filler).toMatchObject({ to: from.toLowerCase(), value: 0n, gas: 21_000n });
+    expect(
+      filler,
+      `mined from ${from} since block ${startBlock}: ${txs.map((t) => `${t.nonce}→${t.to}`).join(', ')}`,
+    ).toMatchObject({ to: from.toLowerCase(), value: 0n, gas: 21_000n });
     expect(await chain.getBalance({ address: toA })).toBe(0n);
     expect(await nextNonce()).toBe(first + 2n);
   });

@@ -319,13 +319,21 @@ CREATE INDEX send_transactions_status ON send_transactions(status, created_at_ms
     // --- eth send transaction --- batches through the gas station (issue 5): who submits the
     // transaction (from_address: the sponsor, or the account itself for an unsponsored batch) differs
     // from the account whose calls run (account_address), and the batch carries its gas-station nonce.
-    // A failed send keeps its decoded revert chain (JSON) beside the message.
+    // A failed send keeps its decoded revert chain (JSON) beside the message, and every status a send
+    // takes is recorded with its time, in the write that moves it.
     version: 8,
     sql: `
 ALTER TABLE send_transactions ADD COLUMN kind TEXT NOT NULL DEFAULT 'DIRECT';
 ALTER TABLE send_transactions ADD COLUMN account_address TEXT;
 ALTER TABLE send_transactions ADD COLUMN gas_station_nonce TEXT;
 ALTER TABLE send_transactions ADD COLUMN revert_chain_json TEXT;
+CREATE TABLE send_transaction_transitions (
+  send_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error_message TEXT,
+  at_ms BIGINT NOT NULL
+);
+CREATE INDEX send_transaction_transitions_send ON send_transaction_transitions(send_id, at_ms);
 `,
   },
 ];

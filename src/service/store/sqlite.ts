@@ -1283,7 +1283,11 @@ function sendParts(db: Database.Database): {
   >;
   read: Pick<
     Store,
-    'getSendTransaction' | 'getSendTransactionById' | 'listPendingSendTransactions' | 'getNextNonce'
+    | 'getSendTransaction'
+    | 'getSendTransactionById'
+    | 'listPendingSendTransactions'
+    | 'getNextNonce'
+    | 'listSendTransactionTransitions'
   >;
 } {
   const p = (sql: string) => db.prepare(sql);
@@ -1305,6 +1309,12 @@ function sendParts(db: Database.Database): {
         WHERE id = ? AND status IN ('INITIALIZED', 'BROADCASTING')`,
     ),
     get: p('SELECT * FROM send_transactions WHERE organization_id = ? AND id = ?'),
+    transition: p(
+      'INSERT INTO send_transaction_transitions (send_id, status, error_message, at_ms) VALUES (?,?,?,?)',
+    ),
+    transitions: p(
+      'SELECT status, error_message, at_ms FROM send_transaction_transitions WHERE send_id = ? ORDER BY at_ms, rowid',
+    ),
     getById: p('SELECT * FROM send_transactions WHERE id = ?'),
     pending: p(
       "SELECT * FROM send_transactions WHERE status IN ('INITIALIZED', 'BROADCASTING') ORDER BY LENGTH(nonce), nonce, created_at_ms",
@@ -1329,8 +1339,9 @@ function sendParts(db: Database.Database): {
         s.setNext.run(caip2, address, nonce.toString());
         return true;
       },
-      insertSendTransaction: (r: SendTransactionRecord) =>
-        void s.ins.run(
+      insertSendTransaction: (r: SendTransactionRecord) => {
+        s.transition.run(r.id, r.status, r.errorMessage, r.createdAtMs);
+        s.ins.run(
           r.id,
           r.organizationId,
           r.activityId,
@@ -1348,16 +1359,21 @@ function sendParts(db: Database.Database): {
           r.accountAddress,
           r.gasStationNonce === null ? null : r.gasStationNonce.toString(),
           r.revertChainJson,
-        ),
-      updateSendTransaction: (id, u) =>
-        s.upd.run(
-          u.status,
-          u.blockNumber === undefined ? null : u.blockNumber.toString(),
-          u.errorMessage ?? null,
-          u.revertChainJson ?? null,
-          u.updatedAtMs,
-          id,
-        ).changes === 1,
+        );
+      },
+      updateSendTransaction: (id, u) => {
+        const moved =
+          s.upd.run(
+            u.status,
+            u.blockNumber === undefined ? null : u.blockNumber.toString(),
+            u.errorMessage ?? null,
+            u.revertChainJson ?? null,
+            u.updatedAtMs,
+            id,
+          ).changes === 1;
+        if (moved) s.transition.run(id, u.status, u.errorMessage ?? null, u.updatedAtMs);
+        return moved;
+      },
     },
     read: {
       getSendTransaction: async (org, id) => {
@@ -1370,6 +1386,12 @@ function sendParts(db: Database.Database): {
       },
       listPendingSendTransactions: async () => (s.pending.all() as Row[]).map(toSend),
       getNextNonce: async (caip2, address) => nextOf(caip2, address.toLowerCase()),
+      listSendTransactionTransitions: async (id) =>
+        (s.transitions.all(id) as Row[]).map((r) => ({
+          status: str(r.status) as SendTransactionStatus,
+          errorMessage: nstr(r.error_message),
+          atMs: num(r.at_ms),
+        })),
     },
   };
 }

@@ -590,6 +590,13 @@ export interface SendTransactionRecord {
   readonly updatedAtMs: number;
 }
 
+/** One status a send took, and when (recorded in the write that moved it). */
+export interface SendTransactionTransition {
+  readonly status: SendTransactionStatus;
+  readonly errorMessage: string | null;
+  readonly atMs: number;
+}
+
 /** What the tracker changes on a send. */
 export interface SendTransactionUpdate {
   readonly status: SendTransactionStatus;
@@ -621,5 +628,7 @@ export interface Store {
   listPendingSendTransactions(): Promise<SendTransactionRecord[]>;
   /** The next nonce the allocator would hand out for (caip2, address), not counting the chain. */
   getNextNonce(caip2: string, address: string): Promise<bigint | undefined>;
+  /** Every status the send took, oldest first. */
+  listSendTransactionTransitions(id: string): Promise<SendTransactionTransition[]>;
 }
 // --- end eth send transaction ---
