@@ -217,7 +217,8 @@ async function planBatch(ctx: ActivityContext, parsed: ParsedSend): Promise<Batc
       field: `${P}.sponsor`,
     });
   const { chain, from } = parsed;
-  await gasStation.ensureExecutor(chain);
+  // Nothing here needs the executor deployed (its nonce is read with a state override); it is
+  // deployed in run, after the policy gate, so a dry run or a denied request never spends gas.
   const submitter = parsed.kind === 'SPONSORED' ? gasStation.sponsor.address : from;
   const [code, chainGsNonce, submitterPending, accountPending, fees, estimates] = await Promise.all([
     accountCode(chain, from),
@@ -440,6 +441,7 @@ function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, p
 
 async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise<ActivityOutcome> {
   const prepared = PREPARED.take(ctx.activityId, Date.now()) ?? (await prepare(ctx, p, version));
+  if (prepared.plan !== undefined) await prepared.plan.gasStation.ensureExecutor(prepared.parsed.chain);
   const id = randomUUID();
   const send = sendContextOf(ctx.store);
   return {
