@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { pino } from 'pino';
@@ -31,11 +30,22 @@ import {
   POLICY_EVALUATIONS_TRAILER,
   POLICY_OUTCOME_TRAILER,
 } from '../src/daemon/grpc-status.js';
-import { LOADER_OPTIONS, loadSignerProto, type GetActivityResponse } from '../src/daemon/proto.js';
+import type { GetActivityResponse } from '../src/daemon/proto.js';
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
-import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
-import { createSignerClient, unwrap, type SignerClient } from './helpers/grpc-client.js';
-import { newApiKey } from './helpers/api-key.js';
+import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import {
+  createSignerClient,
+  openSignerStub,
+  unwrap,
+  watchStream,
+  type RpcError,
+  type ServerStreamMethod,
+  type SignerClient,
+  type StreamWatch,
+  type UnaryMethod,
+} from './helpers/grpc-client.js';
+import type { ApiKeyPair } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CHAIN_ID = '11155111';
 /** The consensus policy covers transactions to this address (and raw payloads). */
@@ -43,11 +53,6 @@ const D = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
 /** No policy covers this one: a non-root user is denied implicitly. */
 const ELSEWHERE = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const POLL_MS = 50;
-
-interface ApiKey {
-  readonly apiPublicKey: string;
-  readonly apiPrivateKey: string;
-}
 
 let h: EmbeddedHarness;
 let org: string;
@@ -60,38 +65,14 @@ let signer: SignerClient;
 let activities: ActivityClient;
 const users = {} as Record<
   'root' | 'alice' | 'bob' | 'carol',
-  { id: string; key: ApiKey; api: TurnkeyClient }
+  { id: string; key: ApiKeyPair; api: TurnkeyClient }
 >;
 
-const turnkey = (key: ApiKey) => new TurnkeyClient({ baseUrl: h.baseUrl }, new TurnkeyApiKeyStamper(key));
+const turnkey = (key: ApiKeyPair) => new TurnkeyClient({ baseUrl: h.baseUrl }, new TurnkeyApiKeyStamper(key));
 
 /** There is no create_users activity yet: non-root users go in through the store, as activities write. */
-async function insertUser(name: string): Promise<{ id: string; key: ApiKey; api: TurnkeyClient }> {
-  const id = randomUUID();
-  const key = newApiKey();
-  const now = Date.now();
-  await h.service.store.write((tx) => {
-    tx.insertUser({
-      id,
-      organizationId: org,
-      name,
-      email: null,
-      phoneNumber: null,
-      isRoot: false,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId: id,
-      organizationId: org,
-      name: `${name} key`,
-      publicKey: key.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+async function insertUser(name: string): Promise<{ id: string; key: ApiKeyPair; api: TurnkeyClient }> {
+  const { userId: id, key } = await insertUserWithApiKey(h.service.store, { organizationId: org, name });
   return { id, key, api: turnkey(key) };
 }
 
@@ -102,52 +83,22 @@ function vote(who: 'bob' | 'carol', fingerprint: string, approve: boolean) {
     : users[who].api.rejectActivity({ type: 'ACTIVITY_TYPE_REJECT_ACTIVITY', ...body });
 }
 
-/** The end of a call as the client saw it. */
-interface CallEnd {
-  readonly code: grpc.status;
-  readonly details: string;
-  readonly metadata: grpc.Metadata;
-}
-
-interface Watch {
-  readonly messages: GetActivityResponse[];
-  /** Resolves with the stream's final status. */
-  readonly ended: Promise<CallEnd>;
-  /** Resolves once `n` messages have arrived. */
-  received(n: number): Promise<void>;
-  cancel(): void;
-}
-
 /** GetActivity and WatchActivity through a grpc-js client built from signer.proto. */
 interface ActivityClient {
   get(req: { activityId: string; organizationId?: string }): Promise<GetActivityResponse>;
-  getError(req: { activityId: string }): Promise<CallEnd>;
-  watch(req: { activityId: string; pollIntervalMs?: number }, opts?: { deadlineMs?: number }): Watch;
+  getError(req: { activityId: string }): Promise<RpcError>;
+  watch(
+    req: { activityId: string; pollIntervalMs?: number },
+    opts?: { deadlineMs?: number },
+  ): StreamWatch<GetActivityResponse>;
   close(): void;
 }
 
-type ServerStreamMethod = (
-  req: unknown,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-) => grpc.ClientReadableStream<GetActivityResponse>;
-type UnaryMethod = (
-  req: unknown,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-  callback: (err: grpc.ServiceError | null, res?: GetActivityResponse) => void,
-) => grpc.ClientUnaryCall;
-
 function createActivityClient(address: string): ActivityClient {
-  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
-    countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
-  };
-  const client = new pkg.countersign.v1.Signer(address, grpc.credentials.createInsecure()) as unknown as {
-    GetActivity: UnaryMethod;
-    WatchActivity: ServerStreamMethod;
-    close(): void;
-  };
+  const client = openSignerStub<{
+    GetActivity: UnaryMethod<GetActivityResponse>;
+    WatchActivity: ServerStreamMethod<GetActivityResponse>;
+  }>(address);
   const callGet = (req: unknown) =>
     new Promise<{ err: grpc.ServiceError | null; res?: GetActivityResponse }>((resolve) => {
       client.GetActivity(req, new grpc.Metadata(), { deadline: Date.now() + 30_000 }, (err, res) =>
@@ -168,38 +119,12 @@ function createActivityClient(address: string): ActivityClient {
       if (err === null) throw new Error('GetActivity was expected to fail');
       return { code: err.code, details: err.details, metadata: err.metadata };
     },
-    watch(req, opts = {}) {
-      const call = client.WatchActivity(req, new grpc.Metadata(), {
-        deadline: Date.now() + (opts.deadlineMs ?? 30_000),
-      });
-      const messages: GetActivityResponse[] = [];
-      const waiters: (() => void)[] = [];
-      call.on('data', (m: GetActivityResponse) => {
-        messages.push(m);
-        for (const w of waiters.splice(0)) w();
-      });
-      // Errors also arrive as the final 'status'; the listener keeps them from being unhandled.
-      call.on('error', () => {});
-      const ended = new Promise<CallEnd>((resolve) =>
-        call.on('status', (s: grpc.StatusObject) => {
-          for (const w of waiters.splice(0)) w();
-          resolve({ code: s.code, details: s.details, metadata: s.metadata });
+    watch: (req, opts = {}) =>
+      watchStream(
+        client.WatchActivity(req, new grpc.Metadata(), {
+          deadline: Date.now() + (opts.deadlineMs ?? 30_000),
         }),
-      );
-      let finished = false;
-      void ended.then(() => (finished = true));
-      return {
-        messages,
-        ended,
-        received: async (n) => {
-          while (messages.length < n) {
-            if (finished) throw new Error(`the stream ended after ${messages.length} of ${n} messages`);
-            await new Promise<void>((resolve) => waiters.push(resolve));
-          }
-        },
-        cancel: () => call.cancel(),
-      };
-    },
+      ),
     close: () => client.close(),
   };
 }
@@ -234,9 +159,7 @@ beforeAll(async () => {
   h = await startEmbedded();
   const creds = h.service.credentials;
   org = creds.organizationId;
-  const eth = creds.accounts.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM');
-  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
-  account = getAddress(eth.address);
+  account = getAddress(ethAddressOf(h));
   users.root = {
     id: creds.userId,
     key: { apiPublicKey: creds.apiPublicKey, apiPrivateKey: creds.apiPrivateKey },

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { pino } from 'pino';
@@ -31,18 +30,26 @@ import {
   ERROR_FIELD_TRAILER,
   POLICY_OUTCOME_TRAILER,
 } from '../src/daemon/grpc-status.js';
-import {
-  LOADER_OPTIONS,
-  loadSignerProto,
-  type GetActivityResponse,
-  type SendEthTransactionResponse,
-  type SendTransactionStatus,
+import type {
+  GetActivityResponse,
+  SendEthTransactionResponse,
+  SendTransactionStatus,
 } from '../src/daemon/proto.js';
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
-import { newApiKey, type ApiKeyPair } from './helpers/api-key.js';
+import type { ApiKeyPair } from './helpers/api-key.js';
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
-import { post } from './helpers/http.js';
+import { getNextNonce } from './helpers/eth-send.js';
+import {
+  openSignerStub,
+  watchStream,
+  type RpcError,
+  type RpcResult,
+  type ServerStreamMethod,
+  type StreamWatch,
+  type UnaryMethod,
+} from './helpers/grpc-client.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CAIP2 = 'eip155:31337';
 const POLL_MS = 50;
@@ -68,22 +75,6 @@ const rpc = (method: string, params: unknown[] = []) =>
 
 /* ---- a grpc-js client of the two RPCs (and GetActivity), built with the daemon's loader options ---- */
 
-interface CallEnd {
-  readonly code: grpc.status;
-  readonly details: string;
-  readonly metadata: grpc.Metadata;
-}
-
-type Result<T> =
-  { readonly ok: true; readonly response: T } | { readonly ok: false; readonly error: CallEnd };
-
-interface Watch {
-  readonly messages: SendTransactionStatus[];
-  readonly ended: Promise<CallEnd>;
-  received(n: number): Promise<void>;
-  cancel(): void;
-}
-
 interface EthCallInput {
   readonly to: string;
   readonly value?: string;
@@ -106,37 +97,23 @@ interface SendInput {
 }
 
 interface SendClient {
-  send(req: SendInput): Promise<Result<SendEthTransactionResponse>>;
-  getActivity(activityId: string): Promise<Result<GetActivityResponse>>;
-  watch(req: { sendTransactionStatusId: string; pollIntervalMs?: number }): Watch;
+  send(req: SendInput): Promise<RpcResult<SendEthTransactionResponse>>;
+  getActivity(activityId: string): Promise<RpcResult<GetActivityResponse>>;
+  watch(req: {
+    sendTransactionStatusId: string;
+    pollIntervalMs?: number;
+  }): StreamWatch<SendTransactionStatus>;
   close(): void;
 }
 
-type Unary = (
-  req: unknown,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-  callback: (err: grpc.ServiceError | null, res?: unknown) => void,
-) => grpc.ClientUnaryCall;
-type ServerStream = (
-  req: unknown,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-) => grpc.ClientReadableStream<SendTransactionStatus>;
-
 function createSendClient(address: string): SendClient {
-  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
-    countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
-  };
-  const c = new pkg.countersign.v1.Signer(address, grpc.credentials.createInsecure()) as unknown as {
-    SendEthTransaction: Unary;
-    GetActivity: Unary;
-    WatchSendTransaction: ServerStream;
-    close(): void;
-  };
-  const unary = <T>(method: Unary, req: unknown) =>
-    new Promise<Result<T>>((resolve) =>
+  const c = openSignerStub<{
+    SendEthTransaction: UnaryMethod;
+    GetActivity: UnaryMethod;
+    WatchSendTransaction: ServerStreamMethod<SendTransactionStatus>;
+  }>(address);
+  const unary = <T>(method: UnaryMethod, req: unknown) =>
+    new Promise<RpcResult<T>>((resolve) =>
       method.call(c, req, new grpc.Metadata(), { deadline: Date.now() + 60_000 }, (err, res) =>
         resolve(
           err === null
@@ -148,50 +125,22 @@ function createSendClient(address: string): SendClient {
   return {
     send: (req) => unary(c.SendEthTransaction, req),
     getActivity: (activityId) => unary(c.GetActivity, { activityId }),
-    watch(req) {
-      const call = c.WatchSendTransaction.call(c, req, new grpc.Metadata(), {
-        deadline: Date.now() + 60_000,
-      });
-      const messages: SendTransactionStatus[] = [];
-      const waiters: (() => void)[] = [];
-      call.on('data', (m: SendTransactionStatus) => {
-        messages.push(m);
-        for (const w of waiters.splice(0)) w();
-      });
-      // Errors also arrive as the final 'status'; this keeps them from being unhandled.
-      call.on('error', () => {});
-      const ended = new Promise<CallEnd>((resolve) =>
-        call.on('status', (s: grpc.StatusObject) => {
-          for (const w of waiters.splice(0)) w();
-          resolve({ code: s.code, details: s.details, metadata: s.metadata });
-        }),
-      );
-      let finished = false;
-      void ended.then(() => (finished = true));
-      return {
-        messages,
-        ended,
-        received: async (n) => {
-          while (messages.length < n) {
-            if (finished) throw new Error(`the stream ended after ${messages.length} of ${n} messages`);
-            await new Promise<void>((resolve) => waiters.push(resolve));
-          }
-        },
-        cancel: () => call.cancel(),
-      };
-    },
+    watch: (req) =>
+      watchStream(
+        c.WatchSendTransaction.call(c, req, new grpc.Metadata(), { deadline: Date.now() + 60_000 }),
+      ),
     close: () => c.close(),
   };
 }
 
-function ok<T>(r: Result<T>): T {
+function ok<T>(r: RpcResult<T>): T {
   if (r.ok) return r.response;
   throw new Error(
     `gRPC call failed: ${grpc.status[r.error.code]} (${String(r.error.metadata.get(ERROR_CODE_TRAILER)[0])}): ${r.error.details}`,
   );
 }
 
-function failed<T>(r: Result<T>): CallEnd {
+function failed<T>(r: RpcResult<T>): RpcError {
   if (r.ok) throw new Error(`the call was expected to fail, it answered ${JSON.stringify(r.response)}`);
   return r.error;
 }
@@ -222,17 +171,7 @@ async function followed(id: string, c: SendClient = client): Promise<SendTransac
 }
 
 /** The nonce the service's next send would take (public API get_nonces over HTTP). */
-async function nextNonce(): Promise<bigint> {
-  const c = h.service.credentials;
-  const res = await post(
-    h.baseUrl,
-    c,
-    '/public/v1/query/get_nonces',
-    JSON.stringify({ organizationId: c.organizationId, address: from, caip2: CAIP2, nonce: true }),
-  );
-  expect(res.status).toBe(200);
-  return BigInt(res.json.nonce as string);
-}
+const nextNonce = () => getNextNonce(h, { address: from, caip2: CAIP2 });
 
 function daemonFor(key: ApiKeyPair, name: string): Promise<RunningDaemon> {
   const org = h.service.credentials.organizationId;
@@ -557,33 +496,14 @@ describe('SendEthTransaction and WatchSendTransaction', () => {
     // Two non-root users; a policy lets them send to one address with both approving.
     const org = h.service.credentials.organizationId;
     const users = await Promise.all(
-      ['alice', 'bob'].map(async (name) => ({ name, id: randomUUID(), key: newApiKey() })),
+      ['alice', 'bob'].map(async (name) => {
+        const { userId: id, key } = await insertUserWithApiKey(h.service.store, {
+          organizationId: org,
+          name,
+        });
+        return { name, id, key };
+      }),
     );
-    const now = Date.now();
-    await h.service.store.write((tx) => {
-      for (const u of users) {
-        tx.insertUser({
-          id: u.id,
-          organizationId: org,
-          name: u.name,
-          email: null,
-          phoneNumber: null,
-          isRoot: false,
-          createdAtMs: now,
-          updatedAtMs: now,
-        });
-        tx.insertApiKey({
-          id: randomUUID(),
-          userId: u.id,
-          organizationId: org,
-          name: `${u.name} key`,
-          publicKey: u.key.apiPublicKey,
-          curve: 'API_KEY_CURVE_P256',
-          expiresAtMs: null,
-          createdAtMs: now,
-        });
-      }
-    });
     const [alice, bob] = users as [(typeof users)[number], (typeof users)[number]];
     const allowed = recipient(7);
     const root = new TurnkeyClient({ baseUrl: h.baseUrl }, new TurnkeyApiKeyStamper(h.service.credentials));

@@ -17,10 +17,11 @@ import {
   type PublicClient,
 } from 'viem';
 import { batchExecutorAddress, decodeExecutorRevert } from '../src/service/send/batchExecutor.js';
-import { newApiKey } from './helpers/api-key.js';
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { getNonces, reachedStatus, settled, statusIdOf, submitEthSend } from './helpers/eth-send.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CAIP2 = 'eip155:31337';
 let anvil: RunningAnvil;
@@ -35,59 +36,7 @@ let funder: Hex;
 const rpc = (method: string, params: unknown[] = []) =>
   chain.request({ method: method as never, params: params as never }) as Promise<unknown>;
 
-async function submit(type: string, parameters: Record<string, unknown>) {
-  const c = h.service.credentials;
-  return post(
-    h.baseUrl,
-    c,
-    '/public/v1/submit/eth_send_transaction',
-    envelope(type, c.organizationId, parameters),
-  );
-}
-
-async function query(path: string, body: Record<string, unknown>) {
-  const c = h.service.credentials;
-  const res = await post(
-    h.baseUrl,
-    c,
-    `/public/v1/query/${path}`,
-    JSON.stringify({ organizationId: c.organizationId, ...body }),
-  );
-  expect(res.status).toBe(200);
-  return res.json;
-}
-
-async function nonces(address: Hex): Promise<{ nonce: bigint; gasStationNonce: bigint }> {
-  const j = await query('get_nonces', { address, caip2: CAIP2, nonce: true, gasStationNonce: true });
-  return { nonce: BigInt(j.nonce as string), gasStationNonce: BigInt(j.gasStationNonce as string) };
-}
-
-async function settled(id: string, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = (await query('get_send_transaction_status', { sendTransactionStatusId: id })) as {
-      txStatus: string;
-      eth?: { txHash: Hex };
-      error?: { message: string; eth?: { revertChain: unknown[] } };
-    };
-    if (s.txStatus === 'INCLUDED' || s.txStatus === 'FAILED') return s;
-    if (Date.now() > until) throw new Error(`send ${id} still ${s.txStatus} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function statusIdOf(json: Record<string, unknown>): string {
-  const activity = json.activity as {
-    status: string;
-    result: Record<string, { sendTransactionStatusId?: string }>;
-  };
-  expect(activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
-  const id = Object.values(activity.result).find(
-    (r) => typeof r?.sendTransactionStatusId === 'string',
-  )?.sendTransactionStatusId;
-  expect(id).toBeTypeOf('string');
-  return id as string;
-}
+const nonces = (address: Hex) => getNonces(h, { address, caip2: CAIP2 });
 
 /** Deploys `runtime` (hex without 0x) behind a 12-byte init code that copies and returns it. */
 async function deploy(runtime: string): Promise<Hex> {
@@ -128,7 +77,7 @@ describe('eth_send_transaction through the gas station', () => {
   it('refuses a sponsored send while the sponsor cannot pay, naming the chain, and takes no nonce', async () => {
     expect(await chain.getBalance({ address: sponsor })).toBe(0n);
     const before = await nonces(user);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
@@ -145,7 +94,7 @@ describe('eth_send_transaction through the gas station', () => {
   it('a sponsored V1 send from an account holding zero ETH is included; the sponsor paid the gas', async () => {
     await rpc('anvil_setBalance', [sponsor, toHex(parseEther('10'))]);
     expect(await chain.getBalance({ address: user })).toBe(0n);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
@@ -154,7 +103,7 @@ describe('eth_send_transaction through the gas station', () => {
       sponsor: true,
     });
     expect(res.status).toBe(200);
-    const s = await settled(statusIdOf(res.json));
+    const s = await settled(h, statusIdOf(res.json));
     expect(s).toEqual({ txStatus: 'INCLUDED', eth: { txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
     const receipt = await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex });
     expect(receipt.transactionHash).toBe(s.eth?.txHash);
@@ -192,7 +141,7 @@ describe('eth_send_transaction through the gas station', () => {
       sponsor: true,
       calls: [{ to: counter }, { to: counter, data: '0x01' }],
     });
-    const s = await settled(out.sendTransactionStatusId);
+    const s = await settled(h, out.sendTransactionStatusId);
     expect(s.txStatus).toBe('INCLUDED');
     const tx = await chain.getTransaction({ hash: s.eth?.txHash as Hex });
     expect(tx.type).toBe('eip1559');
@@ -203,13 +152,13 @@ describe('eth_send_transaction through the gas station', () => {
   });
 
   it('replaying a signed batch is refused by the executor (its gas-station nonce is used)', async () => {
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
       sponsor: true,
     });
-    const s = await settled(statusIdOf(res.json));
+    const s = await settled(h, statusIdOf(res.json));
     expect(s.txStatus).toBe('INCLUDED');
     const sent = await chain.getTransaction({ hash: s.eth?.txHash as Hex });
     // The same execute(...) calldata, sent again by anyone: the executor refuses it.
@@ -228,7 +177,7 @@ describe('eth_send_transaction through the gas station', () => {
   it('refuses an expired deadline up front, and the executor refuses one that passes before inclusion', async () => {
     const before = await nonces(user);
     const past = Math.floor(Date.now() / 1000) - 1;
-    const refused = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const refused = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
@@ -243,7 +192,7 @@ describe('eth_send_transaction through the gas station', () => {
     // Valid when signed; the chain's clock passes it before the transaction is mined.
     await rpc('evm_setAutomine', [false]);
     const deadline = Math.floor(Date.now() / 1000) + 5;
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
@@ -251,18 +200,11 @@ describe('eth_send_transaction through the gas station', () => {
       deadline: String(deadline),
     });
     const id = statusIdOf(res.json);
-    for (let i = 0; ; i++) {
-      const st = (await query('get_send_transaction_status', { sendTransactionStatusId: id })) as {
-        txStatus: string;
-      };
-      if (st.txStatus === 'BROADCASTING') break;
-      expect(i).toBeLessThan(200);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await reachedStatus(h, id, 'BROADCASTING', { polls: 200, intervalMs: 25 });
     await rpc('evm_setNextBlockTimestamp', [toHex(deadline + 10)]);
     await rpc('evm_mine');
     await rpc('evm_setAutomine', [true]);
-    const s = await settled(id);
+    const s = await settled(h, id);
     expect(s.txStatus).toBe('FAILED');
     expect(s.error).toEqual({
       message: `batch deadline ${deadline} has passed`,
@@ -276,7 +218,7 @@ describe('eth_send_transaction through the gas station', () => {
   });
 
   it('a batch whose second call reverts ends FAILED with the call and its decoded reason', async () => {
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
       from: user,
       caip2: CAIP2,
       sponsor: true,
@@ -284,7 +226,7 @@ describe('eth_send_transaction through the gas station', () => {
       // The estimate of the reverting call fails; a gas limit sends it anyway.
       gasLimit: '300000',
     });
-    const s = await settled(statusIdOf(res.json));
+    const s = await settled(h, statusIdOf(res.json));
     expect(s.txStatus).toBe('FAILED');
     expect(s.error).toEqual({
       message: 'call 1 reverted: execution reverted: nope',
@@ -304,7 +246,7 @@ describe('eth_send_transaction through the gas station', () => {
     const fresh = await newEthereumKey();
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+        submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
           from: fresh,
           caip2: CAIP2,
           sponsor: true,
@@ -314,7 +256,7 @@ describe('eth_send_transaction through the gas station', () => {
     );
     for (const r of responses)
       expect(r.json).toMatchObject({ activity: { status: 'ACTIVITY_STATUS_COMPLETED' } });
-    const statuses = await Promise.all(responses.map((r) => settled(statusIdOf(r.json), 60_000)));
+    const statuses = await Promise.all(responses.map((r) => settled(h, statusIdOf(r.json), 60_000)));
     const receipts = await Promise.all(
       statuses.map(async (s) => {
         expect(s).toMatchObject({ txStatus: 'INCLUDED' });
@@ -331,39 +273,32 @@ describe('eth_send_transaction through the gas station', () => {
   it('reports FAILED, not INCLUDED, when the authorization was skipped and the batch never ran', async () => {
     const fresh = await newEthereumKey();
     await rpc('evm_setAutomine', [false]);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: fresh,
       caip2: CAIP2,
       to: counter,
       sponsor: true,
     });
     const id = statusIdOf(res.json);
-    for (let i = 0; ; i++) {
-      const st = (await query('get_send_transaction_status', { sendTransactionStatusId: id })) as {
-        txStatus: string;
-      };
-      if (st.txStatus === 'BROADCASTING') break;
-      expect(i).toBeLessThan(200);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await reachedStatus(h, id, 'BROADCASTING', { polls: 200, intervalMs: 25 });
     // The account's nonce moves before inclusion (as if it had sent a transaction of its own): the
     // sponsor's transaction still succeeds, but its authorization no longer applies.
     await rpc('anvil_setNonce', [fresh, toHex(1)]);
     await rpc('evm_mine');
     await rpc('evm_setAutomine', [true]);
-    const s = await settled(id);
+    const s = await settled(h, id);
     expect(s.txStatus).toBe('FAILED');
     expect(s.error?.message).toContain('the batch did not run');
     expect((await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex })).status).toBe('success');
     expect(await chain.getCode({ address: fresh })).toBeUndefined();
     // The next sponsored send authorizes with the moved nonce and runs.
-    const again = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const again = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: fresh,
       caip2: CAIP2,
       to: counter,
       sponsor: true,
     });
-    expect(await settled(statusIdOf(again.json))).toMatchObject({ txStatus: 'INCLUDED' });
+    expect(await settled(h, statusIdOf(again.json))).toMatchObject({ txStatus: 'INCLUDED' });
     expect(await slot(counter, 0)).toBe(BigInt(fresh));
   });
 
@@ -371,12 +306,12 @@ describe('eth_send_transaction through the gas station', () => {
     await rpc('anvil_setBalance', [user, toHex(parseEther('1'))]);
     const sponsorBefore = await chain.getBalance({ address: sponsor });
     const before = await nonces(user);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
       from: user,
       caip2: CAIP2,
       calls: [{ to: counter }, { to: '0x00000000000000000000000000000000000000aa', value: '1000' }],
     });
-    const s = await settled(statusIdOf(res.json));
+    const s = await settled(h, statusIdOf(res.json));
     expect(s.txStatus).toBe('INCLUDED');
     const tx = await chain.getTransaction({ hash: s.eth?.txHash as Hex });
     expect(tx.from).toBe(user);
@@ -392,30 +327,9 @@ describe('eth_send_transaction through the gas station', () => {
 
   it('judges every call of a batch by policy: one denied call denies the batch and takes no nonce', async () => {
     const c = h.service.credentials;
-    const key = newApiKey();
-    const userId = randomUUID();
-    const now = Date.now();
-    await h.service.store.write((tx) => {
-      tx.insertUser({
-        id: userId,
-        organizationId: c.organizationId,
-        name: 'batch sender',
-        email: null,
-        phoneNumber: null,
-        isRoot: false,
-        createdAtMs: now,
-        updatedAtMs: now,
-      });
-      tx.insertApiKey({
-        id: randomUUID(),
-        userId,
-        organizationId: c.organizationId,
-        name: 'batch sender key',
-        publicKey: key.apiPublicKey,
-        curve: 'API_KEY_CURVE_P256',
-        expiresAtMs: null,
-        createdAtMs: now,
-      });
+    const { userId, key } = await insertUserWithApiKey(h.service.store, {
+      organizationId: c.organizationId,
+      name: 'batch sender',
     });
     const policy = await post(
       h.baseUrl,
@@ -431,16 +345,10 @@ describe('eth_send_transaction through the gas station', () => {
     );
     expect(policy.status).toBe(200);
     const asSender = (calls: Record<string, unknown>[]) =>
-      post(
-        h.baseUrl,
-        c,
-        '/public/v1/submit/eth_send_transaction',
-        envelope('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', c.organizationId, {
-          from: user,
-          caip2: CAIP2,
-          sponsor: true,
-          calls,
-        }),
+      submitEthSend(
+        h,
+        'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2',
+        { from: user, caip2: CAIP2, sponsor: true, calls },
         { keys: key },
       );
     const before = await nonces(user);
@@ -450,7 +358,7 @@ describe('eth_send_transaction through the gas station', () => {
     expect(await nonces(user)).toEqual(before);
     const ok = await asSender([{ to: counter }, { to: counter }]);
     expect(ok.status).toBe(200);
-    const s = await settled(statusIdOf(ok.json));
+    const s = await settled(h, statusIdOf(ok.json));
     expect(s.txStatus).toBe('INCLUDED');
     expect((await chain.getTransaction({ hash: s.eth?.txHash as Hex })).nonce).toBe(sponsorNonce);
   });
@@ -470,7 +378,7 @@ describe('eth_send_transaction through the gas station', () => {
 
   it.each(BAD)('refuses %s, naming the field, with no nonce taken', async (_, override, field) => {
     const before = await nonces(user);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from: user,
       caip2: CAIP2,
       to: counter,
@@ -482,7 +390,7 @@ describe('eth_send_transaction through the gas station', () => {
   });
 
   it('refuses a batch of more than 50 calls, naming parameters.calls', async () => {
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
       from: user,
       caip2: CAIP2,
       sponsor: true,

@@ -5,7 +5,6 @@
  * Every send must end in a receipt whose hash is the one the service reported, and the nonces the
  * allocator hands out must be consecutive with no gap left by refused requests.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Turnkey } from '@turnkey/sdk-server';
 import {
@@ -20,6 +19,8 @@ import {
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { getNextNonce, reachedStatus, settled, statusIdOf, submitEthSend } from './helpers/eth-send.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CAIP2 = 'eip155:31337';
 let anvil: RunningAnvil;
@@ -32,68 +33,11 @@ function recipient(tag: number): Hex {
   return `0x${'11'.repeat(18)}${tag.toString(16).padStart(4, '0')}` as Hex;
 }
 
-async function submit(type: string, parameters: Record<string, unknown>) {
-  const c = h.service.credentials;
-  return post(
-    h.baseUrl,
-    c,
-    '/public/v1/submit/eth_send_transaction',
-    envelope(type, c.organizationId, parameters),
-  );
-}
-
-async function statusOf(sendTransactionStatusId: string) {
-  const c = h.service.credentials;
-  const res = await post(
-    h.baseUrl,
-    c,
-    '/public/v1/query/get_send_transaction_status',
-    JSON.stringify({ organizationId: c.organizationId, sendTransactionStatusId }),
-  );
-  expect(res.status).toBe(200);
-  return res.json as {
-    txStatus: string;
-    eth?: { txHash: string };
-    error?: { message: string; eth?: { revertChain: unknown[] } };
-  };
-}
-
-/** Polls until the send is terminal (INCLUDED or FAILED). */
-async function settled(id: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await statusOf(id);
-    if (s.txStatus === 'INCLUDED' || s.txStatus === 'FAILED') return s;
-    if (Date.now() > deadline) throw new Error(`send ${id} still ${s.txStatus} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function nextNonce(): Promise<bigint> {
-  const c = h.service.credentials;
-  const res = await post(
-    h.baseUrl,
-    c,
-    '/public/v1/query/get_nonces',
-    JSON.stringify({ organizationId: c.organizationId, address: from, caip2: CAIP2, nonce: true }),
-  );
-  expect(res.status).toBe(200);
-  return BigInt(res.json.nonce as string);
-}
-
-function statusIdOf(json: Record<string, unknown>, resultKey: string): string {
-  const activity = json.activity as {
-    status: string;
-    result: Record<string, { sendTransactionStatusId: string }>;
-  };
-  expect(activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
-  const id = activity.result[resultKey]?.sendTransactionStatusId;
-  expect(id).toBeTypeOf('string');
-  return id as string;
-}
+/** The nonce the service's next send from `from` would take. */
+const nextNonce = () => getNextNonce(h, { address: from, caip2: CAIP2 });
 
 async function expectIncluded(id: string, to: Hex, value: bigint) {
-  const s = await settled(id);
+  const s = await settled(h, id);
   expect(s.error).toBeUndefined();
   expect(s.txStatus).toBe('INCLUDED');
   const receipt = await chain.getTransactionReceipt({ hash: s.eth?.txHash as Hex });
@@ -123,7 +67,7 @@ afterAll(async () => {
 describe('eth_send_transaction (non-sponsored)', () => {
   it('a hand-built V1 body ends INCLUDED with the value transferred and the reported hash', async () => {
     const to = recipient(1);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to,
@@ -169,7 +113,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
     const responses = await Promise.all(
       // Distinct values: identical bodies in one millisecond would be one activity (idempotency).
       Array.from({ length: 50 }, (_, i) =>
-        submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+        submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
           from,
           caip2: CAIP2,
           calls: [{ to, value: String(i + 1) }],
@@ -180,7 +124,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
       expect(r.status).toBe(200);
       return statusIdOf(r.json, 'ethSendTransactionResultV2');
     });
-    const statuses = await Promise.all(ids.map((id) => settled(id, 60_000)));
+    const statuses = await Promise.all(ids.map((id) => settled(h, id, 60_000)));
     const nonces = await Promise.all(
       statuses.map(async (s) => {
         expect(s.txStatus).toBe('INCLUDED');
@@ -198,40 +142,9 @@ describe('eth_send_transaction (non-sponsored)', () => {
     // A non-root user (inserted through the store, as test/policies.test.ts does) whose only policy
     // allows sends to one recipient; the gate sees the filled eth.tx.
     const c = h.service.credentials;
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const jwk = privateKey.export({ format: 'jwk' });
-    const y = Buffer.from(jwk.y as string, 'base64url');
-    const key = {
-      apiPublicKey:
-        ((y[y.length - 1] as number) & 1 ? '03' : '02') +
-        Buffer.from(jwk.x as string, 'base64url').toString('hex'),
-      apiPrivateKey: Buffer.from(jwk.d as string, 'base64url')
-        .toString('hex')
-        .padStart(64, '0'),
-    };
-    const userId = randomUUID();
-    const now = Date.now();
-    await h.service.store.write((tx) => {
-      tx.insertUser({
-        id: userId,
-        organizationId: c.organizationId,
-        name: 'sender',
-        email: null,
-        phoneNumber: null,
-        isRoot: false,
-        createdAtMs: now,
-        updatedAtMs: now,
-      });
-      tx.insertApiKey({
-        id: randomUUID(),
-        userId,
-        organizationId: c.organizationId,
-        name: 'sender key',
-        publicKey: key.apiPublicKey,
-        curve: 'API_KEY_CURVE_P256',
-        expiresAtMs: null,
-        createdAtMs: now,
-      });
+    const { userId, key } = await insertUserWithApiKey(h.service.store, {
+      organizationId: c.organizationId,
+      name: 'sender',
     });
     const allowed = recipient(5);
     const policy = await post(
@@ -248,11 +161,10 @@ describe('eth_send_transaction (non-sponsored)', () => {
     );
     expect(policy.status).toBe(200);
     const asSender = (to: Hex, value: string) =>
-      post(
-        h.baseUrl,
-        c,
-        '/public/v1/submit/eth_send_transaction',
-        envelope('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', c.organizationId, { from, caip2: CAIP2, to, value }),
+      submitEthSend(
+        h,
+        'ACTIVITY_TYPE_ETH_SEND_TRANSACTION',
+        { from, caip2: CAIP2, to, value },
         { keys: key },
       );
     const before = await nextNonce();
@@ -286,7 +198,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
 
     // Without a gas limit the estimate reverts: refused up front, no nonce taken.
     const before = await nextNonce();
-    const refused = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const refused = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: contract,
@@ -296,14 +208,14 @@ describe('eth_send_transaction (non-sponsored)', () => {
     expect(String(refused.json.message)).toContain('parameters.gasLimit');
     expect(await nextNonce()).toBe(before);
 
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: contract,
       data: '0x01',
       gasLimit: '100000',
     });
-    const s = await settled(statusIdOf(res.json, 'ethSendTransactionResult'));
+    const s = await settled(h, statusIdOf(res.json, 'ethSendTransactionResult'));
     expect(s.txStatus).toBe('FAILED');
     expect(s.error).toEqual({
       message: 'execution reverted: nope',
@@ -346,7 +258,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
 
   it.each(BAD)('refuses %s with the field named and no nonce taken', async (_, override, code, field) => {
     const before = await nextNonce();
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: recipient(6),
@@ -361,7 +273,11 @@ describe('eth_send_transaction (non-sponsored)', () => {
 
   it('refuses a V2 send with no calls, naming parameters.calls', async () => {
     const before = await nextNonce();
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', { from, caip2: CAIP2, calls: [] });
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2', {
+      from,
+      caip2: CAIP2,
+      calls: [],
+    });
     expect(res.status).toBe(400);
     expect(String(res.json.message)).toContain('parameters.calls');
     expect(await nextNonce()).toBe(before);
@@ -374,7 +290,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
     const toB = recipient(11);
     // B takes nonce n + 1 first (a caller's nonce), so when A (nonce n) is refused, n cannot simply be
     // given back: a later nonce is out, and B would wait behind n for ever.
-    const b = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const b = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: toB,
@@ -382,7 +298,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
       nonce: String(first + 1n),
     });
     // More gas than a block holds: every node refuses these bytes, however often they are retried.
-    const a = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const a = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: toA,
@@ -391,7 +307,7 @@ describe('eth_send_transaction (non-sponsored)', () => {
       nonce: String(first),
     });
     const idA = statusIdOf(a.json, 'ethSendTransactionResult');
-    const failed = await settled(idA);
+    const failed = await settled(h, idA);
     expect(failed.txStatus).toBe('FAILED');
     expect(failed.error?.message).toMatch(/^refused by the node: .*gas/i);
     expect(await h.service.store.listSendTransactionTransitions(idA)).toEqual([
@@ -416,16 +332,16 @@ describe('eth_send_transaction (non-sponsored)', () => {
 
   it('a refused send that holds the last nonce gives it back: the next send takes it', async () => {
     const first = await nextNonce();
-    const a = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const a = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: recipient(12),
       value: '1',
       gasLimit: '40000000',
     });
-    expect((await settled(statusIdOf(a.json, 'ethSendTransactionResult'))).txStatus).toBe('FAILED');
+    expect((await settled(h, statusIdOf(a.json, 'ethSendTransactionResult'))).txStatus).toBe('FAILED');
     expect(await nextNonce()).toBe(first);
-    const b = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+    const b = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
       from,
       caip2: CAIP2,
       to: recipient(13),
@@ -441,19 +357,21 @@ describe('eth_send_transaction (non-sponsored)', () => {
     // Mining off, so the broadcast transaction waits in the pool, where it is then lost.
     await rpc('evm_setAutomine', [false]);
     const to = recipient(9);
-    const res = await submit('ACTIVITY_TYPE_ETH_SEND_TRANSACTION', { from, caip2: CAIP2, to, value: '9' });
+    const res = await submitEthSend(h, 'ACTIVITY_TYPE_ETH_SEND_TRANSACTION', {
+      from,
+      caip2: CAIP2,
+      to,
+      value: '9',
+    });
     const id = statusIdOf(res.json, 'ethSendTransactionResult');
-    for (let i = 0; (await statusOf(id)).txStatus !== 'BROADCASTING'; i++) {
-      expect(i).toBeLessThan(100);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await reachedStatus(h, id, 'BROADCASTING', { polls: 100, intervalMs: 50 });
     const row = await h.service.store.getSendTransactionById(id);
     await rpc('anvil_dropTransaction', [row?.txHash]);
     const dataDir = h.dataDir;
     await h.close({ keepDir: true });
     await rpc('evm_setAutomine', [true]);
     h = await startEmbedded({ dataDir, chainRpc: new Map([[CAIP2, anvil.rpcUrl]]) });
-    const s = await settled(id);
+    const s = await settled(h, id);
     expect(s).toEqual({ txStatus: 'INCLUDED', eth: { txHash: row?.txHash } });
     expect(BigInt((await chain.getTransaction({ hash: row?.txHash as Hex })).nonce)).toBe(row?.nonce);
     expect(await chain.getBalance({ address: to })).toBe(9n);

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { pino } from 'pino';
@@ -19,11 +18,13 @@ import { inProcessTransport } from '../src/client/in-process-transport.js';
 import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-status.js';
-import { LOADER_OPTIONS, loadSignerProto, type EvaluatePoliciesResponse } from '../src/daemon/proto.js';
+import type { EvaluatePoliciesResponse } from '../src/daemon/proto.js';
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
-import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { openSignerStub, type RpcError, type UnaryMethod } from './helpers/grpc-client.js';
 import { post } from './helpers/http.js';
-import { newApiKey } from './helpers/api-key.js';
+import type { ApiKeyPair } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CHAIN_ID = '11155111';
 /** Allowed for everyone. */
@@ -35,11 +36,6 @@ const C = '0x90f79bf6eb2c4f870365e785982e1f101e93b906';
 /** Allowed with two of alice, bob and carol. */
 const D = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
 
-interface ApiKey {
-  readonly apiPublicKey: string;
-  readonly apiPrivateKey: string;
-}
-
 let h: EmbeddedHarness;
 let org: string;
 let account: Address;
@@ -48,68 +44,24 @@ const daemons: RunningDaemon[] = [];
 const clients: DryRunClient[] = [];
 let asAlice: DryRunClient;
 let asRoot: DryRunClient;
-let alice: { id: string; key: ApiKey };
+let alice: { id: string; key: ApiKeyPair };
 const policyIds = {} as Record<'allowA' | 'denyC' | 'consensusD', string>;
 
 /** Non-root users go in through the store's write(), the transaction path activities use. */
-async function insertUser(name: string): Promise<{ id: string; key: ApiKey }> {
-  const id = randomUUID();
-  const key = newApiKey();
-  const now = Date.now();
-  await h.service.store.write((tx) => {
-    tx.insertUser({
-      id,
-      organizationId: org,
-      name,
-      email: null,
-      phoneNumber: null,
-      isRoot: false,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId: id,
-      organizationId: org,
-      name: `${name} key`,
-      publicKey: key.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+async function insertUser(name: string): Promise<{ id: string; key: ApiKeyPair }> {
+  const { userId: id, key } = await insertUserWithApiKey(h.service.store, { organizationId: org, name });
   return { id, key };
 }
 
-interface CallEnd {
-  readonly code: grpc.status;
-  readonly details: string;
-  readonly metadata: grpc.Metadata;
-}
-
-type Result = { ok: true; res: EvaluatePoliciesResponse } | { ok: false; err: CallEnd };
+type Result = { ok: true; res: EvaluatePoliciesResponse } | { ok: false; err: RpcError };
 
 interface DryRunClient {
   evaluate(req: Record<string, unknown>): Promise<Result>;
   close(): void;
 }
 
-type UnaryMethod = (
-  req: unknown,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-  callback: (err: grpc.ServiceError | null, res?: EvaluatePoliciesResponse) => void,
-) => grpc.ClientUnaryCall;
-
 function createDryRunClient(address: string): DryRunClient {
-  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
-    countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
-  };
-  const client = new pkg.countersign.v1.Signer(address, grpc.credentials.createInsecure()) as unknown as {
-    EvaluatePolicies: UnaryMethod;
-    close(): void;
-  };
+  const client = openSignerStub<{ EvaluatePolicies: UnaryMethod<EvaluatePoliciesResponse> }>(address);
   return {
     evaluate: (req) =>
       new Promise((resolve) => {
@@ -142,7 +94,7 @@ async function evaluateOk(
   return r.res;
 }
 
-async function daemonStampingAs(key: ApiKey, name: string): Promise<DryRunClient> {
+async function daemonStampingAs(key: ApiKeyPair, name: string): Promise<DryRunClient> {
   const daemon = await startDaemon({
     listen: '127.0.0.1:0',
     client: new PublicApiClient({ transport, stamper: new ApiKeyStamper(key), organizationId: org }),
@@ -187,7 +139,7 @@ function unsignedHex(to: string): string {
 }
 
 /** The evaluate_policies query over HTTP, stamped with `key`. */
-function query(key: ApiKey, activity: Record<string, unknown>) {
+function query(key: ApiKeyPair, activity: Record<string, unknown>) {
   return post(
     h.baseUrl,
     h.service.credentials,
@@ -215,9 +167,7 @@ beforeAll(async () => {
   h = await startEmbedded();
   const creds = h.service.credentials;
   org = creds.organizationId;
-  const eth = creds.accounts.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM');
-  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
-  account = getAddress(eth.address);
+  account = getAddress(ethAddressOf(h));
   alice = await insertUser('alice');
   const bob = await insertUser('bob');
   const carol = await insertUser('carol');

@@ -19,7 +19,7 @@ import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
 import { createApiHandler } from '../src/service/api/handler.js';
 import { Metrics } from '../src/service/api/metrics.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
-import { newApiKey } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const HOUR = 60 * 60 * 1000;
 const A = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -50,31 +50,7 @@ async function insertUser(
   organizationId: string,
   name: string,
 ): Promise<{ id: string; client: TurnkeyClient }> {
-  const id = randomUUID();
-  const key = newApiKey();
-  const now = Date.now();
-  await store.write((tx) => {
-    tx.insertUser({
-      id,
-      organizationId,
-      name,
-      email: null,
-      phoneNumber: null,
-      isRoot: false,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId: id,
-      organizationId,
-      name: `${name} key`,
-      publicKey: key.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+  const { userId: id, key } = await insertUserWithApiKey(store, { organizationId, name });
   return { id, client: clientFor(key) };
 }
 

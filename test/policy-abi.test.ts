@@ -3,7 +3,6 @@
  * uploaded smart contract interface, through @turnkey/http's TurnkeyClient against the real service
  * over HTTP on SQLite, signing as a non-root user so the policy gate decides.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +19,7 @@ import { createApiHandler } from '../src/service/api/handler.js';
 import { Metrics } from '../src/service/api/metrics.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
 import { decodeContractCall } from '../src/service/abi-facts.js';
-import { newApiKey } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const TOKEN = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
 const R = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -75,31 +74,7 @@ function clientFor(key: { apiPublicKey: string; apiPrivateKey: string }): Turnke
 
 /** A non-root user, inserted through the store's write() (there is no create_users activity yet). */
 async function insertUser(organizationId: string, name: string): Promise<TurnkeyClient> {
-  const id = randomUUID();
-  const key = newApiKey();
-  const now = Date.now();
-  await store.write((tx) => {
-    tx.insertUser({
-      id,
-      organizationId,
-      name,
-      email: null,
-      phoneNumber: null,
-      isRoot: false,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId: id,
-      organizationId,
-      name: `${name} key`,
-      publicKey: key.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+  const { key } = await insertUserWithApiKey(store, { organizationId, name });
   return clientFor(key);
 }
 

@@ -2,11 +2,10 @@
  * `eth.eip_712` and `eth.eip_7702_authorization` facts (turnkey-api.md 8.3) for raw-payload
  * signing, decided by the policy gate of the real service over HTTP for a non-root user.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
-import { newApiKey } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 const CONTRACT = '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC';
 const DELEGATE = '0x00000000000000000000000000000000000b0b00';
@@ -37,32 +36,9 @@ const typedData = (verifyingContract: string) =>
 beforeAll(async () => {
   h = await startEmbedded();
   org = h.service.credentials.organizationId;
-  alice = newApiKey();
-  const now = Date.now();
-  const userId = randomUUID();
   // A non-root user, inserted through the store so that the policies (not the root quorum) decide.
-  await h.service.store.write((tx) => {
-    tx.insertUser({
-      id: userId,
-      organizationId: org,
-      name: 'alice',
-      email: null,
-      phoneNumber: null,
-      isRoot: false,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId,
-      organizationId: org,
-      name: 'alice key',
-      publicKey: alice.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+  const { userId, key } = await insertUserWithApiKey(h.service.store, { organizationId: org, name: 'alice' });
+  alice = key;
   const created = await post(
     h.baseUrl,
     h.service.credentials,

@@ -12,7 +12,7 @@ import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
-import { newApiKey } from './helpers/api-key.js';
+import { insertUserWithApiKey } from './helpers/users.js';
 
 let h: EmbeddedHarness;
 let org: string;
@@ -25,31 +25,7 @@ const clientFor = (key: { apiPublicKey: string; apiPrivateKey: string }) =>
 
 /** No create_users here: extra users (and organizations) go in through the store's write(). */
 async function insertUser(organizationId: string, name: string, isRoot: boolean) {
-  const id = randomUUID();
-  const key = newApiKey();
-  const now = Date.now();
-  await h.service.store.write((tx) => {
-    tx.insertUser({
-      id,
-      organizationId,
-      name,
-      email: null,
-      phoneNumber: null,
-      isRoot,
-      createdAtMs: now,
-      updatedAtMs: now,
-    });
-    tx.insertApiKey({
-      id: randomUUID(),
-      userId: id,
-      organizationId,
-      name: `${name} key`,
-      publicKey: key.apiPublicKey,
-      curve: 'API_KEY_CURVE_P256',
-      expiresAtMs: null,
-      createdAtMs: now,
-    });
-  });
+  const { userId: id, key } = await insertUserWithApiKey(h.service.store, { organizationId, name, isRoot });
   return { id, key, client: clientFor(key) };
 }
 

@@ -134,29 +134,47 @@ export interface CreateSignerClientOptions {
   readonly deadlineMs?: number;
 }
 
-type UnaryMethod = (
+/** A unary method of a grpc-js stub, as called with metadata, options and a callback. */
+export type UnaryMethod<Res = unknown> = (
   req: unknown,
   metadata: grpc.Metadata,
   options: grpc.CallOptions,
-  callback: (err: grpc.ServiceError | null, res?: unknown) => void,
+  callback: (err: grpc.ServiceError | null, res?: Res) => void,
 ) => grpc.ClientUnaryCall;
+
+/** A server-streaming method of a grpc-js stub. */
+export type ServerStreamMethod<T> = (
+  req: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+) => grpc.ClientReadableStream<T>;
+
+/**
+ * A raw grpc-js stub of `countersign.v1.Signer` over an insecure channel to `address`, built with
+ * the daemon's loader options; `M` names the methods the caller uses (by their proto names).
+ */
+export function openSignerStub<M>(address: string): M & { close(): void } {
+  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
+    countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
+  };
+  return new pkg.countersign.v1.Signer(address, grpc.credentials.createInsecure()) as unknown as M & {
+    close(): void;
+  };
+}
 
 const DEFAULT_DEADLINE_MS = 30_000;
 
 /** Opens an insecure grpc-js channel to the daemon's Signer service. */
 export function createSignerClient(opts: CreateSignerClientOptions): SignerClient {
-  const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
-    countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
-  };
-  const client = new pkg.countersign.v1.Signer(opts.address, grpc.credentials.createInsecure());
+  const client = openSignerStub<Record<string, UnaryMethod | undefined>>(opts.address);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
 
   function unary<Res>(
     name: 'SignTransaction' | 'SignRawPayloads' | 'SignMessage',
     req: unknown,
   ): Promise<RpcResult<Res>> {
-    const method = (client as unknown as Record<string, UnaryMethod | undefined>)[name];
+    const method = client[name];
     if (method === undefined) throw new Error(`countersign.v1.Signer has no method ${name}`);
     return new Promise((resolve) => {
       method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) => {
@@ -181,4 +199,45 @@ export function unwrap<T>(result: RpcResult<T>): T {
   const { code, details, metadata } = result.error;
   const errorCode = metadata.get(ERROR_CODE_TRAILER)[0];
   throw new Error(`gRPC call failed: ${grpc.status[code] ?? code} (${String(errorCode ?? '-')}): ${details}`);
+}
+
+/** A server stream as a test reads it: what has arrived so far, and how the call ended. */
+export interface StreamWatch<T> {
+  readonly messages: T[];
+  /** Resolves with the stream's final status. */
+  readonly ended: Promise<RpcError>;
+  /** Resolves once `n` messages have arrived; rejects if the stream ends first. */
+  received(n: number): Promise<void>;
+  cancel(): void;
+}
+
+/** Collects the messages of a grpc-js server-streaming call and its final status. */
+export function watchStream<T>(call: grpc.ClientReadableStream<T>): StreamWatch<T> {
+  const messages: T[] = [];
+  const waiters: (() => void)[] = [];
+  call.on('data', (m: T) => {
+    messages.push(m);
+    for (const w of waiters.splice(0)) w();
+  });
+  // Errors also arrive as the final 'status'; the listener keeps them from being unhandled.
+  call.on('error', () => {});
+  const ended = new Promise<RpcError>((resolve) =>
+    call.on('status', (s: grpc.StatusObject) => {
+      for (const w of waiters.splice(0)) w();
+      resolve({ code: s.code, details: s.details, metadata: s.metadata });
+    }),
+  );
+  let finished = false;
+  void ended.then(() => (finished = true));
+  return {
+    messages,
+    ended,
+    received: async (n) => {
+      while (messages.length < n) {
+        if (finished) throw new Error(`the stream ended after ${messages.length} of ${n} messages`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    cancel: () => call.cancel(),
+  };
 }
