@@ -31,6 +31,7 @@ import {
   POLICY_OUTCOME_TRAILER,
 } from '../src/daemon/grpc-status.js';
 import type {
+  EvaluatePoliciesResponse,
   GetActivityResponse,
   SendEthTransactionResponse,
   SendTransactionStatus,
@@ -99,6 +100,7 @@ interface SendInput {
 interface SendClient {
   send(req: SendInput): Promise<RpcResult<SendEthTransactionResponse>>;
   getActivity(activityId: string): Promise<RpcResult<GetActivityResponse>>;
+  evaluate(req: SendInput): Promise<RpcResult<EvaluatePoliciesResponse>>;
   watch(req: {
     sendTransactionStatusId: string;
     pollIntervalMs?: number;
@@ -110,6 +112,7 @@ function createSendClient(address: string): SendClient {
   const c = openSignerStub<{
     SendEthTransaction: UnaryMethod;
     GetActivity: UnaryMethod;
+    EvaluatePolicies: UnaryMethod;
     WatchSendTransaction: ServerStreamMethod<SendTransactionStatus>;
   }>(address);
   const unary = <T>(method: UnaryMethod, req: unknown) =>
@@ -125,6 +128,7 @@ function createSendClient(address: string): SendClient {
   return {
     send: (req) => unary(c.SendEthTransaction, req),
     getActivity: (activityId) => unary(c.GetActivity, { activityId }),
+    evaluate: (req) => unary(c.EvaluatePolicies, { sendEthTransaction: req }),
     watch: (req) =>
       watchStream(
         c.WatchSendTransaction.call(c, req, new grpc.Metadata(), { deadline: Date.now() + 60_000 }),
@@ -525,6 +529,19 @@ describe('SendEthTransaction and WatchSendTransaction', () => {
     const aliceClient = createSendClient(asAlice.address);
     try {
       const before = await nextNonce();
+      // A dry run first: what the policy engine would decide, with nothing sent or recorded.
+      const dryDeny = ok(
+        await aliceClient.evaluate({ from, caip2: CAIP2, calls: [{ to: recipient(8), value: '1' }] }),
+      );
+      expect(dryDeny).toMatchObject({ outcome: 'OUTCOME_DENY_IMPLICIT', rootQuorumReached: false });
+      const dryConsensus = ok(
+        await aliceClient.evaluate({ from, caip2: CAIP2, calls: [{ to: allowed, value: '70' }] }),
+      );
+      expect(dryConsensus.outcome).toBe('OUTCOME_REQUIRES_CONSENSUS');
+      expect(dryConsensus.policyEvaluations).toContainEqual(
+        expect.objectContaining({ policyId: policy.activity.result.createPolicyResult?.policyId }),
+      );
+      expect(await nextNonce()).toBe(before);
       const denied = failed(
         await aliceClient.send({ from, caip2: CAIP2, calls: [{ to: recipient(8), value: '1' }] }),
       );

@@ -1,5 +1,6 @@
 /**
- * `Signer.EvaluatePolicies`: a dry run of SignTransaction, SignRawPayloads or SignMessage. The
+ * `Signer.EvaluatePolicies`: a dry run of SignTransaction, SignRawPayloads, SignMessage or
+ * SendEthTransaction. The
  * wrapped request goes through the very flow that would serve it, so the activity evaluated is
  * byte for byte the one it would submit (same validation, serialization, digests and signer
  * checks); at the point of submitting, the flow is stopped and the activity's `{type, parameters}`
@@ -17,6 +18,7 @@ import {
   type PolicyEvaluationMessage,
   type PolicyOutcome,
 } from './proto.js';
+import { sendEthTransaction } from './send-eth-transaction.js';
 import { signMessage } from './sign-message.js';
 import { signRawPayloads } from './sign-raw-payloads.js';
 import { signTransaction } from './sign-transaction.js';
@@ -112,10 +114,18 @@ async function buildActivity(
         await inRequest('sign_message', () => signMessage(dry, call, { ...r, idempotencyKey: '' }));
         break;
       }
+      case 'sendEthTransaction': {
+        const r = req.sendEthTransaction;
+        if (r === undefined) throw missing('send_eth_transaction');
+        await inRequest('send_eth_transaction', () =>
+          sendEthTransaction(dry, call, { ...r, idempotencyKey: '' }),
+        );
+        break;
+      }
       case undefined:
         throw new CountersignError(
           'FIELD_MISSING',
-          'request: one of sign_transaction, sign_raw_payloads, sign_message is required',
+          'request: one of sign_transaction, sign_raw_payloads, sign_message, send_eth_transaction is required',
           { field: 'request' },
         );
       default: {

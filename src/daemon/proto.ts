@@ -329,10 +329,11 @@ export interface GetActivityResponse {
 
 export interface EvaluatePoliciesRequest {
   /** The oneof member that is set. */
-  readonly request?: 'signTransaction' | 'signRawPayloads' | 'signMessage';
+  readonly request?: 'signTransaction' | 'signRawPayloads' | 'signMessage' | 'sendEthTransaction';
   readonly signTransaction?: SignTransactionRequest;
   readonly signRawPayloads?: SignRawPayloadsRequest;
   readonly signMessage?: SignMessageRequest;
+  readonly sendEthTransaction?: SendEthTransactionRequest;
 }
 
 /** The `PolicyOutcome` enum; a decision is one of the first four (after UNSPECIFIED). */
