@@ -87,6 +87,9 @@ function revertDataOf(e: unknown): Hex | undefined {
   return found;
 }
 
+/** A tracker round longer than this is logged: something it waits on is slow. */
+const SLOW_ROUND_MS = 10_000;
+
 /** Rounds a "nonce too low" answer is seen without a receipt before the send is failed. */
 const NONCE_TOO_LOW_ROUNDS = 3;
 
@@ -122,7 +125,6 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   const lastBroadcastMs = new Map<string, number>();
   const nonceTooLowSeen = new Map<string, number>();
   const busy = new Set<string>();
-  let round: Promise<void> | undefined;
   let stopped = false;
 
   const update = (row: SendTransactionRecord, u: Omit<SendTransactionUpdate, 'updatedAtMs'>) =>
@@ -393,43 +395,56 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
     }
   }
 
-  async function tick(): Promise<void> {
-    const rows = await store.listPendingSendTransactions();
-    // Broadcasts go per sender in nonce order, so a node sees nonce n before n + 1; senders run in
-    // parallel. Sends already broadcast only need their receipts: all at once (viem batches the
-    // JSON-RPC calls), so a long queue of one sender settles in one round, not one per send.
+  /**
+   * Two rounds, each on its own timer so neither can hold the other up: broadcasts go per sender in
+   * nonce order (a node sees nonce n before n + 1; senders in parallel), while sends already
+   * broadcast only need their receipts, fetched all at once (viem batches the JSON-RPC calls), so a
+   * long queue of one sender settles in one round and a slow broadcast never delays a receipt.
+   */
+  async function broadcastRound(): Promise<void> {
+    const rows = (await store.listPendingSendTransactions()).filter((r) => r.status === 'INITIALIZED');
     const bySender = new Map<string, SendTransactionRecord[]>();
-    const broadcast: SendTransactionRecord[] = [];
     for (const row of rows) {
-      if (row.status !== 'INITIALIZED') {
-        broadcast.push(row);
-        continue;
-      }
       const key = `${row.caip2} ${row.fromAddress}`;
       const list = bySender.get(key) ?? [];
       list.push(row);
       bySender.set(key, list);
     }
-    await Promise.all([
-      ...[...bySender.values()].map(async (list) => {
+    await Promise.all(
+      [...bySender.values()].map(async (list) => {
         for (const row of list) await guarded(row);
       }),
-      ...broadcast.map(guarded),
-    ]);
+    );
+  }
+
+  async function receiptRound(): Promise<void> {
+    const rows = await store.listPendingSendTransactions();
+    await Promise.all(rows.filter((r) => r.status !== 'INITIALIZED').map(guarded));
     const pending = new Set(rows.map((r) => r.id));
     for (const id of lastBroadcastMs.keys()) if (!pending.has(id)) lastBroadcastMs.delete(id);
     for (const id of nonceTooLowSeen.keys()) if (!pending.has(id)) nonceTooLowSeen.delete(id);
   }
 
-  const timer = setInterval(() => {
-    if (round !== undefined || stopped) return;
-    round = tick()
-      .catch((e: unknown) => logger.warn({ err: messageOf(e) }, 'send tracker round failed'))
-      .finally(() => {
-        round = undefined;
-      });
-  }, opts.intervalMs ?? 500);
-  timer.unref();
+  const rounds = new Map<string, Promise<void>>();
+  const every = (name: string, round: () => Promise<void>) => {
+    const timer = setInterval(() => {
+      if (rounds.has(name) || stopped) return;
+      const started = Date.now();
+      rounds.set(
+        name,
+        round()
+          .catch((e: unknown) => logger.warn({ err: messageOf(e), round: name }, 'send tracker round failed'))
+          .finally(() => {
+            rounds.delete(name);
+            const tookMs = Date.now() - started;
+            if (tookMs > SLOW_ROUND_MS) logger.warn({ round: name, tookMs }, 'send tracker round was slow');
+          }),
+      );
+    }, opts.intervalMs ?? 500);
+    timer.unref();
+    return timer;
+  };
+  const timers = [every('broadcast', broadcastRound), every('receipts', receiptRound)];
 
   return {
     kick(id) {
@@ -441,8 +456,8 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
     },
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await round;
+      for (const t of timers) clearInterval(t);
+      await Promise.all(rounds.values());
       while (busy.size > 0) await new Promise((r) => setTimeout(r, 10));
     },
   };
