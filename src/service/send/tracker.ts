@@ -323,7 +323,8 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
         if (unreleased.length === 0 && tx.releaseNonce(row.caip2, row.fromAddress, n)) continue;
         unreleased.push(n);
       }
-      if (unreleased.length === 0 || key === undefined) return;
+      // A refused gap filler is not filled again (that would refill the same nonce every round).
+      if (unreleased.length === 0 || key === undefined || row.kind === 'GAP_FILL') return;
       const secret = key();
       try {
         for (const nonce of unreleased.reverse()) {
