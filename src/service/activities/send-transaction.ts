@@ -286,17 +286,22 @@ async function sendFacts(ctx: ActivityContext, p: Params, version: 1 | 2): Promi
     }) as Promise<TransactionFacts>;
   const signer = await signerFacts(ctx, prepared.signer);
   if (filled !== undefined) return { ...signer, transaction: await describe(filled.tx) };
+  if (plan === undefined)
+    throw new CountersignError('INTERNAL', 'a prepared send holds neither a transaction nor a batch plan');
   const sponsored = parsed.kind === 'SPONSORED';
-  const nonce = (await ctx.store.getNextNonce(parsed.caip2, parsed.from)) ?? 0n;
+  // The account's nonce as the allocator would take it now (a prediction, as for a single call).
+  const stored = (await ctx.store.getNextNonce(parsed.caip2, parsed.from)) ?? 0n;
+  const pending = sponsored ? plan.accountPending : plan.submitterPending;
+  const nonce = parsed.nonce ?? maxBig(pending, stored);
   const calls = await Promise.all(
     parsed.calls.map((c) =>
       describe({
         type: 'eip1559',
         chainId: parsed.chain.chainId,
-        nonce: sponsored ? (plan?.accountPending ?? nonce) : (plan?.submitterPending ?? nonce),
-        gasLimit: plan?.gasLimit ?? 0n,
-        maxFeePerGas: sponsored ? 0n : (plan?.maxFeePerGas ?? 0n),
-        maxPriorityFeePerGas: sponsored ? 0n : (plan?.maxPriorityFeePerGas ?? 0n),
+        nonce,
+        gasLimit: plan.gasLimit,
+        maxFeePerGas: sponsored ? 0n : plan.maxFeePerGas,
+        maxPriorityFeePerGas: sponsored ? 0n : plan.maxPriorityFeePerGas,
         to: c.to,
         value: c.value,
         data: c.data,
