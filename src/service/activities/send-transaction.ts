@@ -46,7 +46,7 @@ import { signerFacts, withContractCallFacts } from '../signing-facts.js';
 import type { TransactionFacts } from '../policy/index.js';
 import type { SendKind, SendTransactionRecord, SigningKeyRecord, StoreTx } from '../store/types.js';
 import { asObject, optBool, optString, reqArray, reqString, type Params } from './params.js';
-import { resolveSigner } from './signing.js';
+import { resolveSigner, withKey } from './signing.js';
 import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
 
 const P = 'parameters';
@@ -312,15 +312,6 @@ async function sendFacts(ctx: ActivityContext, p: Params, version: 1 | 2): Promi
   return calls.length === 1 ? { ...signer, transaction: calls[0] } : { ...signer, batch: calls };
 }
 
-function withKey<T>(ctx: ActivityContext, signer: SigningKeyRecord, use: (privateKey: Uint8Array) => T): T {
-  const priv = ctx.vault.open(signer.sealedKey, signer.recordId);
-  try {
-    return use(priv);
-  } finally {
-    zeroize(priv);
-  }
-}
-
 type SendRow = Omit<
   SendTransactionRecord,
   | 'revertChainJson'
@@ -345,7 +336,7 @@ function writeDirect(
 ): SendRow {
   const { parsed } = prepared;
   const nonce = tx.allocateNonce(parsed.caip2, parsed.from, filled.chainPending, parsed.nonce);
-  const signed = withKey(ctx, prepared.signer, (privateKey) =>
+  const signed = withKey(ctx.vault, prepared.signer, (privateKey) =>
     signEthTransaction({ privateKey, tx: { ...filled.tx, nonce }, expectedFrom: parsed.from }),
   );
   return {
@@ -391,7 +382,7 @@ function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, p
     : sponsored
       ? maxBig(plan.accountPending, tx.nextNonce(parsed.caip2, parsed.from) ?? 0n)
       : tx.allocateNonce(parsed.caip2, parsed.from, 0n, nonce + 1n);
-  return withKey(ctx, prepared.signer, (accountKey) => {
+  return withKey(ctx.vault, prepared.signer, (accountKey) => {
     const signature = signBatch({
       privateKey: accountKey,
       account: parsed.from,

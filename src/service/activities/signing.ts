@@ -68,7 +68,7 @@ export async function resolveSigner(
 }
 
 /** Opens the sealed key for the duration of `fn` and wipes it afterwards. */
-function withKey<T>(vault: KeyVault, rec: SigningKeyRecord, fn: (priv: Uint8Array) => T): T {
+export function withKey<T>(vault: KeyVault, rec: SigningKeyRecord, fn: (priv: Uint8Array) => T): T {
   const priv = vault.open(rec.sealedKey, rec.recordId);
   try {
     return fn(priv);
