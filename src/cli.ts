@@ -100,6 +100,10 @@ function proxyHandler(): (req: { path: string }) => Promise<{ status: number; bo
 async function serve(config: Config, logger: Logger, out: (line: string) => void): Promise<number> {
   assertNativeCrypto();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  if (config.allowPrivateNetwork)
+    logger.warn(
+      'allow-private-network is on: outbound calls (webhooks, OIDC, OAuth) may use http and reach loopback and private addresses; never use this in production',
+    );
   const closers: (() => Promise<void>)[] = [];
   let transport: Transport;
   let stamper: ApiKeyStamper;
@@ -131,6 +135,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       maxRequestAgeMs: config.maxRequestAgeMs,
       maxClockSkewMs: config.maxClockSkewMs,
       chainRpc: [...config.chainRpc],
+      allowPrivateNetwork: config.allowPrivateNetwork,
     });
     closers.push(() => service.close());
     credentials = service.credentials;

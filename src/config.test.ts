@@ -23,6 +23,19 @@ describe('loadConfig', () => {
     expect(config.apiUrl).toBeUndefined();
   });
 
+  it('reads --allow-private-network as a boolean flag, environment variable or file key (off by default)', () => {
+    expect(loadConfig(['serve'], {}).config.allowPrivateNetwork).toBe(false);
+    expect(loadConfig(['serve', '--allow-private-network'], {}).config.allowPrivateNetwork).toBe(true);
+    expect(
+      loadConfig(['serve'], { COUNTERSIGN_ALLOW_PRIVATE_NETWORK: 'true' }).config.allowPrivateNetwork,
+    ).toBe(true);
+    const cfg = file({ allowPrivateNetwork: true });
+    expect(loadConfig(['serve', '--config', cfg], {}).config.allowPrivateNetwork).toBe(true);
+    expect(() => loadConfig(['serve'], { COUNTERSIGN_ALLOW_PRIVATE_NETWORK: 'yes' })).toThrow(
+      /--allow-private-network: must be true or false/,
+    );
+  });
+
   it('ranks flags over environment over config file over defaults', () => {
     const cfg = file({
       dataDir: '/from-file',

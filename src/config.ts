@@ -25,6 +25,11 @@ export interface Config {
   readonly apiKeyFile: string | undefined;
   readonly maxRequestAgeMs: number;
   readonly maxClockSkewMs: number;
+  /**
+   * `--allow-private-network`: outbound calls (webhooks, OIDC, OAuth) may use http and reach
+   * loopback and private addresses. For development only; logged at warn when on.
+   */
+  readonly allowPrivateNetwork: boolean;
   /** Only from the environment (never a flag: a flag shows in `ps`). */
   readonly masterKey: string | undefined;
 }
@@ -108,6 +113,14 @@ export const SETTINGS = [
     def: '300000',
     help: 'how far in the future timestampMs may be, in ms',
   },
+  {
+    flag: 'allow-private-network',
+    env: 'COUNTERSIGN_ALLOW_PRIVATE_NETWORK',
+    key: 'allowPrivateNetwork',
+    def: 'false',
+    help: 'development only: outbound calls may use http and reach loopback and private addresses',
+    boolean: true,
+  },
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -142,6 +155,12 @@ function parseChainRpc(entries: readonly string[], field: string): Map<string, s
   return out;
 }
 
+function booleanSetting(value: string, field: string): boolean {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0' || value === '') return false;
+  throw new CountersignError('CONFIG_INVALID', `${field}: must be true or false`, { field });
+}
+
 function positiveInt(value: string, field: string): number {
   if (!/^[0-9]{1,12}$/.test(value))
     throw new CountersignError('CONFIG_INVALID', `${field}: must be a non-negative integer`, { field });
@@ -161,7 +180,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     help: { type: 'boolean' },
   };
   for (const s of SETTINGS)
-    options[s.flag] = s.flag === 'chain-rpc' ? { type: 'string', multiple: true } : { type: 'string' };
+    options[s.flag] =
+      s.flag === 'chain-rpc'
+        ? { type: 'string', multiple: true }
+        : 'boolean' in s
+          ? { type: 'boolean' }
+          : { type: 'string' };
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
@@ -197,7 +221,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
       continue;
     }
     raw[s.key] =
-      (fromFlag as string | undefined) ??
+      (typeof fromFlag === 'boolean' ? String(fromFlag) : (fromFlag as string | undefined)) ??
       fromEnv ??
       (fromFile === undefined ? undefined : String(fromFile)) ??
       s.def;
@@ -216,6 +240,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     apiKeyFile: opt('apiKeyFile'),
     maxRequestAgeMs: positiveInt(str('maxRequestAgeMs'), '--max-request-age-ms'),
     maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
+    allowPrivateNetwork: booleanSetting(str('allowPrivateNetwork'), '--allow-private-network'),
     masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
   };
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(config.logLevel))

@@ -68,6 +68,8 @@ export interface EmbeddedServiceOptions {
   readonly maxClockSkewMs?: number;
   /** `--chain-rpc`: one JSON-RPC endpoint per CAIP-2 id, for eth_send_transaction. */
   readonly chainRpc?: ReadonlyMap<string, string> | undefined;
+  /** `--allow-private-network`: the outbound guard lets http, loopback and private addresses through. */
+  readonly allowPrivateNetwork?: boolean;
 }
 
 export interface EmbeddedService {

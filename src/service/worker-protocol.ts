@@ -9,6 +9,8 @@ export interface ServiceWorkerData {
   readonly maxClockSkewMs: number;
   /** `--chain-rpc` as [caip2, url] pairs (a Map does not cross postMessage as one). */
   readonly chainRpc: readonly (readonly [string, string])[];
+  /** `--allow-private-network` (outbound guard relaxed for development). */
+  readonly allowPrivateNetwork?: boolean;
 }
 
 export type HostMessage =

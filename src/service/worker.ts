@@ -22,6 +22,7 @@ try {
     maxRequestAgeMs: data.maxRequestAgeMs,
     maxClockSkewMs: data.maxClockSkewMs,
     chainRpc: new Map(data.chainRpc),
+    allowPrivateNetwork: data.allowPrivateNetwork ?? false,
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {

@@ -126,6 +126,9 @@ export const ERROR_TABLE = {
   ACTIVITY_NOT_COMPLETED: { grpc: 9, turnkey: 'REQUEST_INVALID' },
   DAEMON_SHUTTING_DOWN: { grpc: 14, turnkey: 'INTERNAL' },
   CONFIG_INVALID: { grpc: 3, turnkey: 'REQUEST_INVALID' },
+  // outbound calls (webhooks, OIDC, OAuth): a URL the guard refuses, or a peer that did not answer
+  OUTBOUND_URL_REFUSED: { grpc: 3, turnkey: 'REQUEST_INVALID' },
+  OUTBOUND_REQUEST_FAILED: { grpc: 14, turnkey: 'INTERNAL' },
   // service
   KEY_MATERIAL_UNAVAILABLE: { grpc: 13, turnkey: 'INTERNAL' },
   INTERNAL: { grpc: 13, turnkey: 'INTERNAL' },
