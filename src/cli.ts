@@ -1,5 +1,5 @@
 /** `countersign init | serve`: the command-line contract of DESIGN.md. */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.js';
@@ -14,7 +14,12 @@ import { PublicApiClient } from './client/client.js';
 import { inProcessTransport } from './client/in-process-transport.js';
 import { httpTransport } from './client/http-transport.js';
 import type { Transport } from './client/transport.js';
-import { startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
+import { assertGrpcListenerSecure, startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
+import { loadCallers, readApiKeyFile } from './daemon/callers.js';
+import { isQuery } from './service/api/queries.js';
+import { EVALUATE_POLICIES_QUERY } from './service/api/evaluate-policies.js';
+import { ACTIVITIES } from './service/activities/registry.js';
+import { DECISION_ACTIVITIES } from './service/activities/decisions.js';
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
 
@@ -35,7 +40,10 @@ Flags beat environment, environment beats the config file, the file beats defaul
 When every listener is up, serve prints one line 'ready {json}' to stdout; logs go to stderr.
 `;
 
-const fmt = (a: ListenAddress) => `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+const fmt = (a: ListenAddress) =>
+  a.unixPath !== undefined
+    ? `unix:${a.unixPath}`
+    : `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
 
 function assertNativeCrypto(): void {
   if (!NATIVE_SECP256K1_LOADED)
@@ -53,37 +61,8 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     maxRequestAgeMs: config.maxRequestAgeMs,
     maxClockSkewMs: config.maxClockSkewMs,
     chainRpc: config.chainRpc,
+    daemonSigner: true,
   });
-}
-
-interface ApiKeyFile {
-  apiPublicKey: string;
-  apiPrivateKey: string;
-  organizationId?: string;
-}
-
-function readApiKeyFile(path: string): ApiKeyFile {
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (cause) {
-    throw new CountersignError('CONFIG_INVALID', `--api-key-file: ${path} is unreadable or not JSON`, {
-      cause,
-      field: 'api-key-file',
-    });
-  }
-  const o = v as Record<string, unknown>;
-  if (typeof o.apiPublicKey !== 'string' || typeof o.apiPrivateKey !== 'string')
-    throw new CountersignError(
-      'CONFIG_INVALID',
-      `--api-key-file: ${path} needs apiPublicKey and apiPrivateKey`,
-      { field: 'api-key-file' },
-    );
-  return {
-    apiPublicKey: o.apiPublicKey,
-    apiPrivateKey: o.apiPrivateKey,
-    ...(typeof o.organizationId === 'string' ? { organizationId: o.organizationId } : {}),
-  };
 }
 
 /** A listener for the auth proxy: health now, the /v1 endpoints when the proxy lands. */
@@ -96,6 +75,22 @@ function proxyHandler(): (req: { path: string }) => Promise<{ status: number; bo
     return { status: 404, body: Buffer.from(JSON.stringify(toRpcStatus(e))) };
   };
 }
+
+/** Whether the public API serves a POST path (others are refused before their body is read). */
+function publicApiRoute(path: string): boolean {
+  if (path.startsWith('/public/v1/submit/')) {
+    const name = path.slice('/public/v1/submit/'.length);
+    return ACTIVITIES.some((d) => d.path === name) || DECISION_ACTIVITIES.some((d) => d.path === name);
+  }
+  if (path.startsWith('/public/v1/query/')) {
+    const name = path.slice('/public/v1/query/'.length);
+    return isQuery(name) || name === EVALUATE_POLICIES_QUERY;
+  }
+  return false;
+}
+
+let daemonMetricsSource: (() => string) | undefined;
+const daemonMetrics = () => daemonMetricsSource?.() ?? '';
 
 async function serve(config: Config, logger: Logger, out: (line: string) => void): Promise<number> {
   assertNativeCrypto();
@@ -112,12 +107,21 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   let sponsorAddress: string | undefined;
   let api: HttpListener | undefined;
   let proxy: HttpListener | undefined;
+  let probe: (() => Promise<boolean>) | undefined;
+  // Checked before anything starts: an exposed listener without TLS, a bad callers file.
+  assertGrpcListenerSecure({
+    listen: fmt(config.grpcListen),
+    tls: config.grpcTlsCert !== undefined,
+    insecure: config.grpcInsecure,
+    log: logger,
+  });
+  const callers = config.grpcClients === undefined ? undefined : loadCallers(config.grpcClients);
   if (config.apiUrl !== undefined) {
     if (config.apiKeyFile === undefined)
       throw new CountersignError('CONFIG_INVALID', '--api-key-file is required with --api-url', {
         field: 'api-key-file',
       });
-    const key = readApiKeyFile(config.apiKeyFile);
+    const key = readApiKeyFile(config.apiKeyFile, 'api-key-file');
     const org = config.organizationId ?? key.organizationId;
     if (org === undefined)
       throw new CountersignError('CONFIG_INVALID', '--organization-id is required with --api-url', {
@@ -128,33 +132,48 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     transport = httpTransport(config.apiUrl);
   } else {
     // The service runs on its own thread: signing and fsync never stall the gRPC loop.
-    const service = await startServiceWorker({
-      dataDir: config.dataDir,
-      logLevel: config.logLevel,
-      masterKeyEnv: config.masterKey,
-      maxRequestAgeMs: config.maxRequestAgeMs,
-      maxClockSkewMs: config.maxClockSkewMs,
-      chainRpc: [...config.chainRpc],
-      allowPrivateNetwork: config.allowPrivateNetwork,
-    });
+    const service = await startServiceWorker(
+      {
+        dataDir: config.dataDir,
+        logLevel: config.logLevel,
+        masterKeyEnv: config.masterKey,
+        maxRequestAgeMs: config.maxRequestAgeMs,
+        maxClockSkewMs: config.maxClockSkewMs,
+        chainRpc: [...config.chainRpc],
+        allowPrivateNetwork: config.allowPrivateNetwork,
+      },
+      {
+        logger,
+        // The service cannot be brought back: exit non-zero so the orchestrator restarts the process.
+        onFatal: () => process.exit(70),
+      },
+    );
     closers.push(() => service.close());
     credentials = service.credentials;
     sponsorAddress = service.sponsorAddress;
     organizationId = credentials.organizationId;
-    stamper = new ApiKeyStamper(credentials);
+    // The daemon acts as its own non-root user, so every policy binds every gRPC call.
+    stamper = new ApiKeyStamper(service.daemonSigner);
     transport = inProcessTransport(service.handler);
+    probe = () => service.probe(2_000);
     api = await startHttpServer({
       host: config.apiListen.host,
       port: config.apiListen.port,
       handler: service.handler,
-      metrics: service.metrics,
+      metrics: async () => (await service.metrics()) + daemonMetrics(),
+      probe,
+      routeExists: publicApiRoute,
+      maxInFlight: config.apiMaxInFlight,
+      maxBodyBytes: config.apiMaxBodyBytes,
       logger: logger.child({ module: 'http' }),
     });
     closers.unshift(() => (api as HttpListener).close());
     proxy = await startHttpServer({
+      name: 'proxy',
       host: config.proxyListen.host,
       port: config.proxyListen.port,
       handler: proxyHandler(),
+      probe,
       logger: logger.child({ module: 'proxy' }),
     });
     closers.unshift(() => (proxy as HttpListener).close());
@@ -166,7 +185,31 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     defaultOrganizationId: organizationId,
     idempotencyDbPath: join(config.dataDir, 'daemon.db'),
     logger,
+    tls:
+      config.grpcTlsCert === undefined || config.grpcTlsKey === undefined
+        ? undefined
+        : { certFile: config.grpcTlsCert, keyFile: config.grpcTlsKey, clientCaFile: config.grpcClientCa },
+    insecure: config.grpcInsecure,
+    callers,
+    clientFor: (key) =>
+      new PublicApiClient({
+        transport,
+        stamper: new ApiKeyStamper(key),
+        organizationId: key.organizationId ?? organizationId,
+      }),
+    maxInFlight: config.grpcMaxInFlight,
+    maxWatchStreamsPerCaller: config.grpcMaxWatchStreams,
+    watchMaxLifetimeMs: config.grpcWatchMaxSeconds * 1000,
+    // Embedded: a round trip through the service thread and its store; remote: a whoami.
+    probe:
+      probe ??
+      (() =>
+        client.query('whoami', {}).then(
+          () => true,
+          () => false,
+        )),
   });
+  daemonMetricsSource = () => daemon.metricsText();
   closers.unshift(
     () => daemon.close(),
     () => transport.close(),
@@ -233,6 +276,8 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
       userId: c.userId,
       walletId: c.walletId,
       credentialsFile: join(config.dataDir, 'credentials.json'),
+      daemonSignerUserId: service.daemonSigner?.userId,
+      daemonSignerFile: join(config.dataDir, 'daemon-signer.json'),
       accounts: c.accounts,
     }),
   );

@@ -9,6 +9,8 @@ import { CountersignError } from './shared/errors.js';
 export interface ListenAddress {
   readonly host: string;
   readonly port: number;
+  /** gRPC only: `unix:/path` listens on a Unix domain socket instead (host and port unused). */
+  readonly unixPath?: string;
 }
 
 export interface Config {
@@ -30,6 +32,19 @@ export interface Config {
    * loopback and private addresses. For development only; logged at warn when on.
    */
   readonly allowPrivateNetwork: boolean;
+  /** gRPC TLS: server certificate and key files; with `grpcClientCa`, clients need a certificate (mTLS). */
+  readonly grpcTlsCert: string | undefined;
+  readonly grpcTlsKey: string | undefined;
+  readonly grpcClientCa: string | undefined;
+  /** Accept a non-loopback gRPC address without TLS. */
+  readonly grpcInsecure: boolean;
+  /** The callers file (`--grpc-clients`). */
+  readonly grpcClients: string | undefined;
+  readonly grpcMaxInFlight: number;
+  readonly grpcMaxWatchStreams: number;
+  readonly grpcWatchMaxSeconds: number;
+  readonly apiMaxInFlight: number;
+  readonly apiMaxBodyBytes: number;
   /** Only from the environment (never a flag: a flag shows in `ps`). */
   readonly masterKey: string | undefined;
 }
@@ -114,6 +129,77 @@ export const SETTINGS = [
     help: 'how far in the future timestampMs may be, in ms',
   },
   {
+    flag: 'grpc-tls-cert',
+    env: 'COUNTERSIGN_GRPC_TLS_CERT',
+    key: 'grpcTlsCert',
+    def: '',
+    help: 'gRPC TLS: PEM certificate (chain) file; reloaded on SIGHUP or change',
+  },
+  {
+    flag: 'grpc-tls-key',
+    env: 'COUNTERSIGN_GRPC_TLS_KEY',
+    key: 'grpcTlsKey',
+    def: '',
+    help: 'gRPC TLS: PEM private key file',
+  },
+  {
+    flag: 'grpc-client-ca',
+    env: 'COUNTERSIGN_GRPC_CLIENT_CA',
+    key: 'grpcClientCa',
+    def: '',
+    help: 'gRPC mTLS: PEM CA file; clients must present a certificate it signed',
+  },
+  {
+    flag: 'grpc-insecure',
+    env: 'COUNTERSIGN_GRPC_INSECURE',
+    key: 'grpcInsecure',
+    def: 'false',
+    help: 'allow a non-loopback --grpc-listen without TLS (logged at warn)',
+    boolean: true,
+  },
+  {
+    flag: 'grpc-clients',
+    env: 'COUNTERSIGN_GRPC_CLIENTS',
+    key: 'grpcClients',
+    def: '',
+    help: 'JSON file of known gRPC callers (certificate subject or token hash) and what each may do',
+  },
+  {
+    flag: 'grpc-max-in-flight',
+    env: 'COUNTERSIGN_GRPC_MAX_IN_FLIGHT',
+    key: 'grpcMaxInFlight',
+    def: '256',
+    help: 'gRPC calls handled at once; beyond it RESOURCE_EXHAUSTED',
+  },
+  {
+    flag: 'grpc-max-watch-streams',
+    env: 'COUNTERSIGN_GRPC_MAX_WATCH_STREAMS',
+    key: 'grpcMaxWatchStreams',
+    def: '32',
+    help: 'open Watch* streams per caller; one more is RESOURCE_EXHAUSTED',
+  },
+  {
+    flag: 'grpc-watch-max-seconds',
+    env: 'COUNTERSIGN_GRPC_WATCH_MAX_SECONDS',
+    key: 'grpcWatchMaxSeconds',
+    def: '3600',
+    help: 'longest a Watch* stream stays open; then DEADLINE_EXCEEDED',
+  },
+  {
+    flag: 'api-max-in-flight',
+    env: 'COUNTERSIGN_API_MAX_IN_FLIGHT',
+    key: 'apiMaxInFlight',
+    def: '256',
+    help: 'public API requests handled at once; beyond it 503 with Retry-After',
+  },
+  {
+    flag: 'api-max-body-bytes',
+    env: 'COUNTERSIGN_API_MAX_BODY_BYTES',
+    key: 'apiMaxBodyBytes',
+    def: '4194304',
+    help: 'largest stamped public API request body; larger is 413',
+  },
+  {
     flag: 'allow-private-network',
     env: 'COUNTERSIGN_ALLOW_PRIVATE_NETWORK',
     key: 'allowPrivateNetwork',
@@ -131,6 +217,15 @@ export function parseListen(value: string, field: string): ListenAddress {
   if (m === null || port > 65535)
     throw new CountersignError('CONFIG_INVALID', `${field}: '${value}' is not host:port`, { field });
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+function unixListen(value: string, field: string): ListenAddress {
+  const path = value.slice('unix:'.length);
+  if (!path.startsWith('/'))
+    throw new CountersignError('CONFIG_INVALID', `${field}: '${value}' must be unix:/absolute/path`, {
+      field,
+    });
+  return { host: '', port: 0, unixPath: path };
 }
 
 function parseChainRpc(entries: readonly string[], field: string): Map<string, string> {
@@ -159,6 +254,12 @@ function booleanSetting(value: string, field: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0' || value === '') return false;
   throw new CountersignError('CONFIG_INVALID', `${field}: must be true or false`, { field });
+}
+
+function atLeastOne(value: string, field: string): number {
+  const n = positiveInt(value, field);
+  if (n < 1) throw new CountersignError('CONFIG_INVALID', `${field}: must be at least 1`, { field });
+  return n;
 }
 
 function positiveInt(value: string, field: string): number {
@@ -230,7 +331,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
   const opt = (k: SettingKey) => (str(k) === '' ? undefined : str(k));
   const config: Config = {
     dataDir: str('dataDir'),
-    grpcListen: parseListen(str('grpcListen'), '--grpc-listen'),
+    grpcListen: str('grpcListen').startsWith('unix:')
+      ? unixListen(str('grpcListen'), '--grpc-listen')
+      : parseListen(str('grpcListen'), '--grpc-listen'),
     apiListen: parseListen(str('apiListen'), '--api-listen'),
     proxyListen: parseListen(str('proxyListen'), '--proxy-listen'),
     chainRpc: parseChainRpc(raw.chainRpc as string[], '--chain-rpc'),
@@ -241,8 +344,30 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     maxRequestAgeMs: positiveInt(str('maxRequestAgeMs'), '--max-request-age-ms'),
     maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
     allowPrivateNetwork: booleanSetting(str('allowPrivateNetwork'), '--allow-private-network'),
+    grpcTlsCert: opt('grpcTlsCert'),
+    grpcTlsKey: opt('grpcTlsKey'),
+    grpcClientCa: opt('grpcClientCa'),
+    grpcInsecure: booleanSetting(str('grpcInsecure'), '--grpc-insecure'),
+    grpcClients: opt('grpcClients'),
+    grpcMaxInFlight: atLeastOne(str('grpcMaxInFlight'), '--grpc-max-in-flight'),
+    grpcMaxWatchStreams: atLeastOne(str('grpcMaxWatchStreams'), '--grpc-max-watch-streams'),
+    grpcWatchMaxSeconds: atLeastOne(str('grpcWatchMaxSeconds'), '--grpc-watch-max-seconds'),
+    apiMaxInFlight: atLeastOne(str('apiMaxInFlight'), '--api-max-in-flight'),
+    apiMaxBodyBytes: atLeastOne(str('apiMaxBodyBytes'), '--api-max-body-bytes'),
     masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
   };
+  if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))
+    throw new CountersignError('CONFIG_INVALID', '--grpc-tls-cert and --grpc-tls-key go together', {
+      field: 'grpc-tls-cert',
+    });
+  if (config.grpcClientCa !== undefined && config.grpcTlsCert === undefined)
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--grpc-client-ca needs --grpc-tls-cert and --grpc-tls-key',
+      {
+        field: 'grpc-client-ca',
+      },
+    );
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(config.logLevel))
     throw new CountersignError('CONFIG_INVALID', `--log-level: '${config.logLevel}' is not a pino level`, {
       field: 'log-level',

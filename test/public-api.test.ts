@@ -617,14 +617,17 @@ describe('X-Stamp-Webauthn', () => {
     const body = JSON.stringify({ organizationId: org });
     const ok = await fetch(`${h.baseUrl}/public/v1/query/whoami`, {
       method: 'POST',
-      headers: { 'X-Stamp-Webauthn': stampFor(body) },
+      headers: { 'content-type': 'application/json', 'X-Stamp-Webauthn': stampFor(body) },
       body,
     });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).userId).toBe(h.service.credentials.userId);
     const bad = await fetch(`${h.baseUrl}/public/v1/query/whoami`, {
       method: 'POST',
-      headers: { 'X-Stamp-Webauthn': stampFor(JSON.stringify({ organizationId: org, x: 1 })) },
+      headers: {
+        'content-type': 'application/json',
+        'X-Stamp-Webauthn': stampFor(JSON.stringify({ organizationId: org, x: 1 })),
+      },
       body,
     });
     expect(bad.status).toBe(401);

@@ -7,7 +7,8 @@ import type { IdempotencyStore } from './idempotency.js';
 export interface DaemonContext {
   readonly client: PublicApiClient;
   readonly defaultOrganizationId: string;
-  readonly idempotency: IdempotencyStore;
+  /** Keys are scoped per caller when callers are configured (one caller cannot replay another's). */
+  readonly idempotency: Pick<IdempotencyStore, 'claim' | 'refresh'>;
   readonly signers: ExpectedSignerResolver;
 }
 

@@ -5,6 +5,7 @@
  * Bodies carry no secrets (the stamp is recomputed per send), but they are never logged.
  */
 import Database from 'better-sqlite3';
+import { ensurePrivateDatabaseFile } from '../shared/privateFile.js';
 import { equalBytes } from '../shared/encoding.js';
 import { CountersignError } from '../shared/errors.js';
 
@@ -40,8 +41,16 @@ export class IdempotencyStore {
   readonly #insert: Database.Statement<[string, string, string, Buffer, string, Buffer, number]>;
   readonly #select: Database.Statement<[string, string, string], Row>;
   readonly #claim: Database.Transaction<(c: IdempotencyClaim) => ClaimedBody>;
+  readonly #refresh: Database.Transaction<
+    (
+      k: Pick<IdempotencyClaim, 'organizationId' | 'method' | 'idempotencyKey'>,
+      stale: Uint8Array,
+      fresh: Uint8Array,
+    ) => Uint8Array
+  >;
 
   constructor(path: string) {
+    if (path !== ':memory:') ensurePrivateDatabaseFile(path);
     this.#db = new Database(path);
     // WAL + FULL: a recorded body survives a crash before the submit it precedes.
     this.#db.pragma('journal_mode = WAL');
@@ -91,6 +100,29 @@ export class IdempotencyStore {
       }
       return { activityName: row.activity_name, body: new Uint8Array(row.body), replayed: true };
     });
+    const update = this.#db.prepare<[Buffer, string, string, string, Buffer]>(
+      `UPDATE idempotency_keys SET body = ?
+        WHERE organization_id = ? AND method = ? AND idempotency_key = ? AND body = ?`,
+    );
+    this.#refresh = this.#db.transaction((k, stale: Uint8Array, fresh: Uint8Array): Uint8Array => {
+      update.run(Buffer.from(fresh), k.organizationId, k.method, k.idempotencyKey, Buffer.from(stale));
+      const row = this.#select.get(k.organizationId, k.method, k.idempotencyKey);
+      if (row === undefined)
+        throw new CountersignError('INTERNAL', 'idempotency row vanished inside its transaction');
+      return new Uint8Array(row.body);
+    });
+  }
+
+  /**
+   * Replaces a recorded body that the service refused as stale (so it never ran) with a freshly
+   * built one, unless a concurrent retry already did; returns the body now recorded.
+   */
+  refresh(
+    key: Pick<IdempotencyClaim, 'organizationId' | 'method' | 'idempotencyKey'>,
+    stale: Uint8Array,
+    fresh: Uint8Array,
+  ): Uint8Array {
+    return this.#refresh.immediate(key, stale, fresh);
   }
 
   /** Records `body` under the key, or returns the body recorded by an earlier identical request. */

@@ -4,13 +4,26 @@
  * remote API, or in tests against a transport that tampers with answers.
  */
 import { randomUUID } from 'node:crypto';
+import { chmodSync } from 'node:fs';
+import type { PeerCertificate } from 'node:tls';
+import { createRequire } from 'node:module';
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { PublicApiClient } from '../client/client.js';
 import { CountersignError } from '../shared/errors.js';
+import {
+  authorizeCall,
+  callIntentOf,
+  identifyCaller,
+  type ApiKeyFileContent,
+  type CallerEntry,
+  type SignerMethod,
+} from './callers.js';
 import type { CallContext, DaemonContext } from './context.js';
+import { grpcTls, type GrpcTlsFiles } from './tls.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
 import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
@@ -26,7 +39,7 @@ import { watchActivity } from './watch-activity.js';
 import { watchSendTransaction } from './watch-send-transaction.js';
 
 export interface StartDaemonOptions {
-  /** `host:port`; port 0 binds an ephemeral port. */
+  /** `host:port` (port 0 binds an ephemeral port) or `unix:/path/to.sock`. */
   readonly listen: string;
   readonly client: PublicApiClient;
   readonly defaultOrganizationId: string;
@@ -34,47 +47,205 @@ export interface StartDaemonOptions {
   readonly logger: Logger;
   /** How long close() waits for clients to hang up before cutting their sessions (default 5 s). */
   readonly drainTimeoutMs?: number;
+  /** Server certificate and key, and for mTLS the CA of client certificates. */
+  readonly tls?: GrpcTlsFiles | undefined;
+  /** `--grpc-insecure`: allow a non-loopback TCP address without TLS (logged at warn). */
+  readonly insecure?: boolean;
+  /**
+   * `--grpc-clients`: the known callers. Without it every caller that passes the transport check
+   * acts as the daemon itself. `clientFor` gives the client a caller's API key stamps with.
+   */
+  readonly callers?: readonly CallerEntry[] | undefined;
+  readonly clientFor?: (apiKey: ApiKeyFileContent) => PublicApiClient;
+  /** Calls handled at once (default 256); beyond it RESOURCE_EXHAUSTED at once. */
+  readonly maxInFlight?: number;
+  /** Calls one caller may have in flight (default: maxInFlight). */
+  readonly maxInFlightPerCaller?: number;
+  /** Open watch streams per caller (default 32) and the longest a stream stays open (default 1 h). */
+  readonly maxWatchStreamsPerCaller?: number;
+  readonly watchMaxLifetimeMs?: number;
+  /**
+   * A round trip through the public API and its store; gRPC health is SERVING only while it answers
+   * (checked at start and every `healthIntervalMs`, default 5 s). Without it, SERVING while listening.
+   */
+  readonly probe?: () => Promise<boolean>;
+  readonly healthIntervalMs?: number;
 }
 
 export interface RunningDaemon {
-  /** The bound `host:port`. */
+  /** The bound `host:port` or `unix:/path`. */
   readonly address: string;
+  /** Prometheus text of calls shed and refused (closed label sets). */
+  metricsText(): string;
   /** Stops taking calls, lets in-flight calls finish, then closes the store. */
   close(): Promise<void>;
 }
 
 const SIGNER_SERVICE = 'countersign.v1.Signer';
+/** Largest request and response message (gRPC default is 4 MiB in, unlimited out). */
+const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
+const MAX_SEND_BYTES = 16 * 1024 * 1024;
+
+/** Why a call was refused before any work: a closed set, used as a metric label. */
+const SHED_REASONS = [
+  'in_flight',
+  'caller_in_flight',
+  'watch_streams',
+  'unauthenticated',
+  'not_allowed',
+] as const;
+type ShedReason = (typeof SHED_REASONS)[number];
+
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+
+/**
+ * Refuses a TCP gRPC address reachable from the network without TLS unless `--grpc-insecure`
+ * says so (then warns). Checked before anything listens.
+ */
+export function assertGrpcListenerSecure(o: {
+  readonly listen: string;
+  readonly tls: boolean;
+  readonly insecure: boolean;
+  readonly log: Logger;
+}): void {
+  if (o.listen.startsWith('unix:') || o.tls) return;
+  const { host } = splitHostPort(o.listen);
+  if (isLoopback(host)) return;
+  if (!o.insecure)
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      `grpcListen: ${o.listen} is reachable from the network and has no TLS; set --grpc-tls-cert and --grpc-tls-key (and --grpc-client-ca for mTLS), or --grpc-insecure to accept the risk`,
+      { field: 'grpcListen' },
+    );
+  o.log.warn(
+    { listen: o.listen },
+    'gRPC signer listens on a non-loopback address WITHOUT TLS (--grpc-insecure)',
+  );
+}
 
 /** Starts the gRPC daemon and resolves once it is listening. */
 export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
-  const { host } = splitHostPort(opts.listen);
+  const unixPath = opts.listen.startsWith('unix:') ? opts.listen.slice('unix:'.length) : undefined;
+  const host = unixPath === undefined ? splitHostPort(opts.listen).host : undefined;
   const log = opts.logger.child({ module: 'daemon' });
+  assertGrpcListenerSecure({
+    listen: opts.listen,
+    tls: opts.tls !== undefined,
+    insecure: opts.insecure === true,
+    log,
+  });
+  const tls = opts.tls === undefined ? undefined : grpcTls(opts.tls, log);
   const proto = loadSignerProto();
   const idempotency = new IdempotencyStore(opts.idempotencyDbPath);
-  const ctx: DaemonContext = {
+  const baseCtx: DaemonContext = {
     client: opts.client,
     defaultOrganizationId: opts.defaultOrganizationId,
     idempotency,
     signers: new ExpectedSignerResolver(opts.client),
+  };
+  const callers = opts.callers;
+  // One context per configured caller: its own client (its API key) and its own idempotency scope.
+  const callerCtx = new Map<string, DaemonContext>();
+  for (const c of callers ?? []) {
+    const client =
+      c.apiKey === undefined || opts.clientFor === undefined ? opts.client : opts.clientFor(c.apiKey);
+    const scope = (k: string) => `${c.name}\u0000${k}`;
+    callerCtx.set(c.name, {
+      client,
+      defaultOrganizationId: c.apiKey?.organizationId ?? opts.defaultOrganizationId,
+      idempotency: {
+        claim: (x) => idempotency.claim({ ...x, idempotencyKey: scope(x.idempotencyKey) }),
+        refresh: (k, stale, fresh) =>
+          idempotency.refresh({ ...k, idempotencyKey: scope(k.idempotencyKey) }, stale, fresh),
+      },
+      signers: client === opts.client ? baseCtx.signers : new ExpectedSignerResolver(client),
+    });
+  }
+
+  const maxInFlight = opts.maxInFlight ?? 256;
+  const maxPerCaller = opts.maxInFlightPerCaller ?? maxInFlight;
+  const maxWatch = opts.maxWatchStreamsPerCaller ?? 32;
+  const watchLifetimeMs = opts.watchMaxLifetimeMs ?? 60 * 60 * 1000;
+  const shed = new Map<ShedReason, number>(SHED_REASONS.map((r) => [r, 0]));
+  const perCaller = new Map<string, number>();
+  const watchesPerCaller = new Map<string, number>();
+  const bump = (m: Map<string, number>, k: string, d: number) => {
+    const v = (m.get(k) ?? 0) + d;
+    if (v === 0) m.delete(k);
+    else m.set(k, v);
+  };
+
+  /** Identifies and authorizes the caller; refuses (nothing submitted) an unknown or unauthorized one. */
+  function admit(
+    call: {
+      readonly metadata: grpc.Metadata;
+      readonly request: unknown;
+      getAuthContext(): { sslPeerCertificate?: PeerCertificate };
+    },
+    method: SignerMethod,
+  ): { name: string; ctx: DaemonContext } {
+    if (callers === undefined) return { name: '', ctx: baseCtx };
+    const auth = call.getAuthContext();
+    const header = call.metadata.get('authorization')[0];
+    const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+    const entry = identifyCaller(callers, { certificate: auth.sslPeerCertificate, bearerToken: bearer });
+    if (entry === undefined) {
+      shed.set('unauthenticated', (shed.get('unauthenticated') ?? 0) + 1);
+      throw new CountersignError(
+        'CALLER_UNKNOWN',
+        'caller not recognized: present a client certificate or a bearer token listed in --grpc-clients',
+      );
+    }
+    try {
+      authorizeCall(entry, callIntentOf(method, call.request as Record<string, unknown>));
+    } catch (e) {
+      shed.set('not_allowed', (shed.get('not_allowed') ?? 0) + 1);
+      throw e;
+    }
+    return { name: entry.name, ctx: callerCtx.get(entry.name) ?? baseCtx };
+  }
+
+  const exhausted = (reason: ShedReason, message: string) => {
+    shed.set(reason, (shed.get(reason) ?? 0) + 1);
+    return new CountersignError('RESOURCE_LIMIT_EXCEEDED', message);
   };
 
   let closing: Promise<void> | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   function unary<Req, Res>(
-    method: string,
+    method: SignerMethod,
     handler: (ctx: DaemonContext, call: CallContext, req: Req) => Promise<Res>,
   ): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       const callLog = log.child({ rpc: method, requestId: randomUUID() });
+      let admitted: { name: string; ctx: DaemonContext };
+      try {
+        admitted = admit(call, method);
+        if (inFlight >= maxInFlight)
+          throw exhausted('in_flight', `more than ${maxInFlight} calls in flight; retry with backoff`);
+        if ((perCaller.get(admitted.name) ?? 0) >= maxPerCaller)
+          throw exhausted(
+            'caller_in_flight',
+            `more than ${maxPerCaller} calls in flight for this caller; retry with backoff`,
+          );
+      } catch (e) {
+        callback(toServiceError(e, callLog));
+        return;
+      }
+      const { name, ctx } = admitted;
+      const boundLog = name === '' ? callLog : callLog.child({ caller: name });
       inFlight++;
-      handler(ctx, { log: callLog }, call.request)
+      bump(perCaller, name, 1);
+      handler(ctx, { log: boundLog }, call.request)
         .then(
           (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err, callLog)),
+          (err: unknown) => callback(toServiceError(err, boundLog)),
         )
         .finally(() => {
           inFlight--;
+          bump(perCaller, name, -1);
           if (inFlight === 0) drained?.();
         });
     };
@@ -84,15 +255,32 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   // the drain would wait for them).
   const streams = new Set<AbortController>();
   const SHUTDOWN = 'daemon shutting down';
+  const LIFETIME = 'watch lifetime exceeded';
   function watch<Req, Res>(
-    method: string,
+    method: SignerMethod,
     handler: (ctx: DaemonContext, call: WatchCallContext, req: Req, send: (m: Res) => void) => Promise<void>,
   ): grpc.handleServerStreamingCall<Req, Res> {
     return (call) => {
       const callLog = log.child({ rpc: method, requestId: randomUUID() });
+      let admitted: { name: string; ctx: DaemonContext };
+      try {
+        admitted = admit(call, method);
+        if ((watchesPerCaller.get(admitted.name) ?? 0) >= maxWatch)
+          throw exhausted(
+            'watch_streams',
+            `more than ${maxWatch} open watch streams for this caller; close one first`,
+          );
+      } catch (e) {
+        call.emit('error', toServiceError(e, callLog));
+        return;
+      }
+      const { name, ctx } = admitted;
+      bump(watchesPerCaller, name, 1);
       const abort = new AbortController();
       if (closing !== undefined) abort.abort(SHUTDOWN);
       streams.add(abort);
+      const lifetime = setTimeout(() => abort.abort(LIFETIME), watchLifetimeMs);
+      lifetime.unref();
       // Client cancel and deadline both arrive as 'cancelled'; the stream is gone, stop polling.
       call.on('cancelled', () => abort.abort('cancelled'));
       handler(ctx, { log: callLog, signal: abort.signal }, call.request, (m) => call.write(m))
@@ -107,17 +295,35 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
                   callLog,
                 ),
               );
+            } else if (abort.signal.reason === LIFETIME) {
+              call.emit(
+                'error',
+                toServiceError(
+                  new CountersignError(
+                    'WATCH_LIFETIME_EXCEEDED',
+                    `the stream was open longer than ${watchLifetimeMs} ms; open a new one to go on watching`,
+                  ),
+                  callLog,
+                ),
+              );
             } else call.end();
           },
           (err: unknown) => {
             if (!call.cancelled) call.emit('error', toServiceError(err, callLog));
           },
         )
-        .finally(() => streams.delete(abort));
+        .finally(() => {
+          clearTimeout(lifetime);
+          streams.delete(abort);
+          bump(watchesPerCaller, name, -1);
+        });
     };
   }
 
-  const server = new grpc.Server();
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+    'grpc.max_send_message_length': MAX_SEND_BYTES,
+  });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
     SignRawPayloads: unary('SignRawPayloads', signRawPayloads),
@@ -128,31 +334,83 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     SendEthTransaction: unary('SendEthTransaction', sendEthTransaction),
     WatchSendTransaction: watch('WatchSendTransaction', watchSendTransaction),
   });
-  const health = new HealthImplementation({ '': 'SERVING', [SIGNER_SERVICE]: 'SERVING' });
+  // Health tells the truth: SERVING only while a round trip through the public API answers.
+  // Health tells the truth: with a probe, SERVING only while a round trip through the public API
+  // and its store answers (the CLI always passes one); without one, SERVING while the listener runs.
+  const probe = opts.probe;
+  const health = new HealthImplementation({
+    '': probe === undefined ? 'SERVING' : 'NOT_SERVING',
+    [SIGNER_SERVICE]: probe === undefined ? 'SERVING' : 'NOT_SERVING',
+  });
   health.addToServer(server);
-  new ReflectionService(proto.packageDefinition).addToServer(server);
+  let healthy: boolean | undefined;
+  const checkHealth = async () => {
+    if (closing !== undefined || probe === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const ok = await Promise.race([
+      probe().catch(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 3_000))),
+    ]);
+    clearTimeout(timer);
+    if (closing !== undefined || ok === healthy) return;
+    healthy = ok;
+    const status = ok ? 'SERVING' : 'NOT_SERVING';
+    health.setStatus('', status);
+    health.setStatus(SIGNER_SERVICE, status);
+    if (ok) log.info('health: the public API and its store answer');
+    else log.error('health: the public API or its store does not answer; reporting NOT_SERVING');
+  };
+  void checkHealth();
+  const healthTimer = setInterval(() => void checkHealth(), opts.healthIntervalMs ?? 5_000);
+  healthTimer.unref();
+  // Reflection lists the health service too (it is not in the Signer's proto).
+  new ReflectionService(loadHealthDefinition(proto.packageDefinition)).addToServer(server);
 
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(opts.listen, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-        err ? reject(err) : resolve(bound),
+      server.bindAsync(
+        opts.listen,
+        tls?.credentials ?? grpc.ServerCredentials.createInsecure(),
+        (err, bound) => (err ? reject(err) : resolve(bound)),
       );
     });
+    // A socket shared with sidecars in the pod: owner and group only.
+    if (unixPath !== undefined) chmodSync(unixPath, 0o660);
   } catch (cause) {
+    clearInterval(healthTimer);
+    tls?.close();
     idempotency.close();
     throw new CountersignError('CONFIG_INVALID', `grpcListen: cannot listen on ${opts.listen}`, {
       field: 'grpcListen',
       cause,
     });
   }
-  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  log.info({ address }, 'gRPC signer listening');
+  const address =
+    unixPath !== undefined ? opts.listen : `${(host as string).includes(':') ? `[${host}]` : host}:${port}`;
+  log.info(
+    { address, tls: tls !== undefined, mtls: opts.tls?.clientCaFile !== undefined },
+    'gRPC signer listening',
+  );
 
   return {
     address,
+    metricsText: () =>
+      [
+        '# HELP countersign_grpc_refused_total gRPC calls refused before any work, by reason.',
+        '# TYPE countersign_grpc_refused_total counter',
+        ...[...shed].map(([r, v]) => `countersign_grpc_refused_total{reason="${r}"} ${v}`),
+        '# HELP countersign_grpc_in_flight gRPC unary calls being handled.',
+        '# TYPE countersign_grpc_in_flight gauge',
+        `countersign_grpc_in_flight ${inFlight}`,
+        '# HELP countersign_grpc_watch_streams Open watch streams.',
+        '# TYPE countersign_grpc_watch_streams gauge',
+        `countersign_grpc_watch_streams ${streams.size}`,
+        '',
+      ].join('\n'),
     close() {
       closing ??= (async () => {
+        clearInterval(healthTimer);
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(SIGNER_SERVICE, 'NOT_SERVING');
         for (const stream of streams) stream.abort(SHUTDOWN);
@@ -167,12 +425,22 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         log.debug({ inFlight }, 'drain deadline reached or sessions closed');
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
         server.forceShutdown();
+        tls?.close();
         idempotency.close();
         log.info({ address }, 'gRPC signer stopped');
       })();
       return closing;
     },
   };
+}
+
+/** The Signer's package definition plus `grpc.health.v1`, so reflection describes both services. */
+function loadHealthDefinition(signer: protoLoader.PackageDefinition): protoLoader.PackageDefinition {
+  const healthProto = createRequire(import.meta.url).resolve(
+    'grpc-health-check/proto/health/v1/health.proto',
+  );
+  const health = protoLoader.loadSync(healthProto, { keepCase: true });
+  return { ...signer, ...health };
 }
 
 function splitHostPort(listen: string): { host: string; port: string } {

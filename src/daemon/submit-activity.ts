@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Activity } from '../client/client.js';
 import { bytesToHex } from '../shared/encoding.js';
-import { invalid } from '../shared/errors.js';
+import { invalid, isCountersignError } from '../shared/errors.js';
 import type { CallContext, DaemonContext } from './context.js';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
@@ -66,7 +66,19 @@ export async function submitActivity(
   }
   const bodyDigest = bytesToHex(createHash('sha256').update(toSend).digest());
   call.log.debug({ activityName: name, bodySha256: bodyDigest, replayed }, 'submitting activity');
-  const activity = await ctx.client.submit(name, toSend);
+  let activity: Activity;
+  try {
+    activity = await ctx.client.submit(name, toSend);
+  } catch (e) {
+    // A recorded body older than the service's window: the service answers an identical body with
+    // its activity before it checks freshness, so TIMESTAMP_STALE means this body never ran and never
+    // can. Record a freshly stamped one in its place and send that; exactly-once still holds.
+    if (!(replayed && isCountersignError(e) && e.code === 'TIMESTAMP_STALE')) throw e;
+    const key = { organizationId: o.organizationId, method: o.method, idempotencyKey: o.idempotencyKey };
+    const fresh = ctx.idempotency.refresh(key, toSend, body);
+    call.log.info({ activityName: name }, 'recorded body was stale and never ran; submitting it afresh');
+    activity = await ctx.client.submit(name, fresh);
+  }
   call.log.debug({ activityId: activity.id, status: activity.status }, 'activity answered');
   return activity;
 }

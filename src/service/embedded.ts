@@ -3,18 +3,11 @@
  * first use (root organization, root user with a P-256 API key, default HD wallet), and returns the
  * public API's request handler.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newP256ApiKey, writeSecretFile } from './localCredentials.js';
+import { ensureDaemonSigner, type DaemonSignerCredentials } from './daemonSigner.js';
 import type { Logger } from 'pino';
 import { CountersignError } from '../shared/errors.js';
 import type { RequestHandler } from '../client/transport.js';
@@ -70,6 +63,11 @@ export interface EmbeddedServiceOptions {
   readonly chainRpc?: ReadonlyMap<string, string> | undefined;
   /** `--allow-private-network`: the outbound guard lets http, loopback and private addresses through. */
   readonly allowPrivateNetwork?: boolean;
+  /**
+   * Create (or load) the gRPC daemon's non-root signer user and its signing policy. `serve` and
+   * `init` ask for it; a service embedded without the daemon (tests, tools) does not.
+   */
+  readonly daemonSigner?: boolean;
 }
 
 export interface EmbeddedService {
@@ -77,6 +75,8 @@ export interface EmbeddedService {
   readonly store: Store;
   readonly metrics: Metrics;
   readonly credentials: Credentials;
+  /** The gRPC daemon's own non-root identity (`daemon-signer.json`), when asked for. */
+  readonly daemonSigner: DaemonSignerCredentials | undefined;
   /**
    * The service's export-bundle signing key (uncompressed P-256, hex): the `enclaveQuorumPublic` of
    * every export bundle. Also served by the `get_service_public_keys` query.
@@ -88,29 +88,6 @@ export interface EmbeddedService {
 }
 
 const CREDENTIALS_FILE = 'credentials.json';
-
-/** Writes a file atomically with mode 0600 and fsyncs it and its directory. */
-function writeSecretFile(dir: string, name: string, content: string): void {
-  const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-  writeFileSync(tmp, content, { mode: 0o600 });
-  const fd = openSync(tmp, 'r');
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(tmp, join(dir, name));
-  const dfd = openSync(dir, 'r');
-  fsyncSync(dfd);
-  closeSync(dfd);
-}
-
-function newP256ApiKey(): { publicKey: string; privateKey: string } {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const x = Buffer.from(jwk.x as string, 'base64url');
-  const y = Buffer.from(jwk.y as string, 'base64url');
-  const d = Buffer.from(jwk.d as string, 'base64url');
-  const prefix = ((y[y.length - 1] as number) & 1) === 1 ? '03' : '02';
-  return { publicKey: prefix + x.toString('hex'), privateKey: d.toString('hex').padStart(64, '0') };
-}
 
 /** Creates the root organization, its root user and API key, and the default wallet. */
 async function initialize(
@@ -207,6 +184,15 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
     ? readCredentials(opts.dataDir)
     : await initialize(store, vault, opts.dataDir, opts.logger);
+  const daemonSigner =
+    opts.daemonSigner === true
+      ? await ensureDaemonSigner({
+          store,
+          dataDir: opts.dataDir,
+          organizationId: credentials.organizationId,
+          logger: opts.logger,
+        })
+      : undefined;
   const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger);
   const metrics = new Metrics();
   const handler = createApiHandler({
@@ -240,5 +226,14 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     await store.close();
   };
   // --- end eth send transaction ---
-  return { handler, store, metrics, credentials, signerPublicKey, sponsorAddress: sponsor.address, close };
+  return {
+    handler,
+    store,
+    metrics,
+    credentials,
+    daemonSigner,
+    signerPublicKey,
+    sponsorAddress: sponsor.address,
+    close,
+  };
 }

@@ -1,83 +1,199 @@
-/** Starts the embedded service on a worker thread and exposes it as a request handler. */
+/**
+ * Starts the embedded service on a worker thread, exposes it as a request handler, and supervises
+ * it: if the thread dies, every request it held is answered at once with SERVICE_UNAVAILABLE (a
+ * retry with the same body is safe: fingerprints make it idempotent), the death is logged at fatal,
+ * and a new thread is started on the same data dir. After `maxRestarts` failed starts in a row the
+ * host gives up and calls `onFatal` (the CLI exits non-zero so an orchestrator restarts the process).
+ */
 import { Worker } from 'node:worker_threads';
-import { CountersignError } from '../shared/errors.js';
+import type { Logger } from 'pino';
+import { CountersignError, toRpcStatus } from '../shared/errors.js';
 import type { RequestHandler, TransportResponse } from '../client/transport.js';
+import type { DaemonSignerCredentials } from './daemonSigner.js';
 import type { Credentials } from './embedded.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
 
 export interface ServiceWorker {
   readonly handler: RequestHandler;
   readonly credentials: Credentials;
+  /** The gRPC daemon's non-root identity. */
+  readonly daemonSigner: DaemonSignerCredentials;
   /** The gas station's sponsor address (fund it to send sponsored batches). */
   readonly sponsorAddress: string;
   metrics(): Promise<string>;
+  /** True when a round trip through the service thread and its store answers within the deadline. */
+  probe(deadlineMs?: number): Promise<boolean>;
   /** Lets in-flight requests finish, closes the store, stops the thread. */
   close(): Promise<void>;
+}
+
+export interface SupervisionOptions {
+  readonly logger?: Logger;
+  /** Called once when the service cannot be brought back; the process should exit non-zero. */
+  readonly onFatal?: (err: Error) => void;
+  /** Failed starts in a row before giving up (default 5). */
+  readonly maxRestarts?: number;
+  /** Test seam: sees each thread as it starts (a test terminates one to prove the supervision). */
+  readonly onSpawn?: (worker: Worker) => void;
 }
 
 const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
 // The sources are TypeScript run through tsx's loader; a worker needs the loader registered too.
 const BOOTSTRAP = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
 
-export function startServiceWorker(data: ServiceWorkerData): Promise<ServiceWorker> {
-  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
-  let nextId = 1;
-  const pending = new Map<number, (m: WorkerMessage) => void>();
-  let onClosed: (() => void) | undefined;
-  const send = (m: HostMessage, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
+type Pending = (m: WorkerMessage | undefined) => void;
 
+interface Thread {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+}
+
+const unavailableBody = (message: string): Uint8Array =>
+  Buffer.from(JSON.stringify(toRpcStatus(new CountersignError('SERVICE_UNAVAILABLE', message))));
+
+/** Starts one service thread and resolves when it is ready (or rejects with why it could not start). */
+function spawnThread(
+  data: ServiceWorkerData,
+  onSpawn: ((w: Worker) => void) | undefined,
+): Promise<{ thread: Thread; ready: Extract<WorkerMessage, { kind: 'ready' }> }> {
+  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+  onSpawn?.(worker);
+  const thread: Thread = { worker, pending: new Map() };
   return new Promise((resolve, reject) => {
-    worker.once('error', (e) =>
-      reject(new CountersignError('INTERNAL', `service worker failed: ${e.message}`, { cause: e })),
-    );
+    const early = (e: Error) =>
+      reject(new CountersignError('INTERNAL', `service worker failed: ${e.message}`, { cause: e }));
+    const earlyExit = (code: number) =>
+      reject(new CountersignError('INTERNAL', `service worker exited with code ${code} before it was ready`));
+    worker.once('error', early);
+    worker.once('exit', earlyExit);
     worker.on('message', (m: WorkerMessage) => {
       switch (m.kind) {
         case 'ready':
-          resolve({
-            credentials: m.credentials,
-            sponsorAddress: m.sponsorAddress,
-            handler: (req) =>
-              new Promise<TransportResponse>((done) => {
-                const id = nextId++;
-                pending.set(id, (r) => {
-                  if (r.kind === 'response') done({ status: r.status, body: r.body });
-                });
-                // A copy owns its ArrayBuffer (Buffer#slice would share, and transferring would detach, a pool).
-                const body = new Uint8Array(req.body);
-                send({ kind: 'request', id, path: req.path, headers: req.headers, body }, [
-                  body.buffer as ArrayBuffer,
-                ]);
-              }),
-            metrics: () =>
-              new Promise<string>((done) => {
-                const id = nextId++;
-                pending.set(id, (r) => done(r.kind === 'metrics' ? r.text : ''));
-                send({ kind: 'metrics', id });
-              }),
-            close: async () => {
-              while (pending.size > 0) await new Promise((r) => setTimeout(r, 10));
-              await new Promise<void>((done) => {
-                onClosed = done;
-                send({ kind: 'close' });
-              });
-              await worker.terminate();
-            },
-          });
+          worker.off('error', early);
+          worker.off('exit', earlyExit);
+          resolve({ thread, ready: m });
           return;
         case 'failed':
           reject(new CountersignError('CONFIG_INVALID', m.message));
+          void worker.terminate();
           return;
         case 'response':
-        case 'metrics': {
-          const cb = pending.get(m.id);
-          pending.delete(m.id);
+        case 'metrics':
+        case 'pong': {
+          const cb = thread.pending.get(m.id);
+          thread.pending.delete(m.id);
           cb?.(m);
           return;
         }
         case 'closed':
-          onClosed?.();
           return;
       }
     });
   });
+}
+
+export async function startServiceWorker(
+  data: ServiceWorkerData,
+  supervision: SupervisionOptions = {},
+): Promise<ServiceWorker> {
+  const log = supervision.logger?.child({ module: 'service-supervisor' });
+  const maxRestarts = supervision.maxRestarts ?? 5;
+  const first = await spawnThread(data, supervision.onSpawn);
+  let current: Thread | undefined = first.thread;
+  let closing = false;
+  let nextId = 1;
+
+  /** Answers everything the dead thread held, then brings up a new one. */
+  function supervise(thread: Thread): void {
+    const died = (reason: string) => {
+      if (closing || current !== thread) return;
+      current = undefined;
+      log?.fatal({ reason, pending: thread.pending.size }, 'service worker died; restarting it');
+      for (const cb of thread.pending.values()) cb(undefined);
+      thread.pending.clear();
+      void restart(0);
+    };
+    thread.worker.on('error', (e) => died(`error: ${e.message}`));
+    thread.worker.on('exit', (code) => died(`exit code ${code}`));
+  }
+
+  async function restart(attempt: number): Promise<void> {
+    if (closing) return;
+    try {
+      const { thread } = await spawnThread(data, supervision.onSpawn);
+      if (closing) {
+        await thread.worker.terminate();
+        return;
+      }
+      current = thread;
+      supervise(thread);
+      log?.warn({ attempt: attempt + 1 }, 'service worker restarted');
+    } catch (e) {
+      if (attempt + 1 >= maxRestarts) {
+        log?.fatal({ err: e, attempts: attempt + 1 }, 'service worker cannot be restarted; giving up');
+        supervision.onFatal?.(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
+      await restart(attempt + 1);
+    }
+  }
+  supervise(first.thread);
+
+  /** Sends one message to the live thread; undefined when there is none or it died meanwhile. */
+  function call(
+    m: HostMessage & { id: number },
+    transfer: ArrayBuffer[] = [],
+  ): Promise<WorkerMessage | undefined> {
+    const thread = current;
+    if (thread === undefined) return Promise.resolve(undefined);
+    return new Promise((done) => {
+      thread.pending.set(m.id, done);
+      thread.worker.postMessage(m, transfer);
+    });
+  }
+
+  return {
+    credentials: first.ready.credentials,
+    daemonSigner: first.ready.daemonSigner,
+    sponsorAddress: first.ready.sponsorAddress,
+    handler: async (req): Promise<TransportResponse> => {
+      // A copy owns its ArrayBuffer (Buffer#slice would share, and transferring would detach, a pool).
+      const body = new Uint8Array(req.body);
+      const id = nextId++;
+      const r = await call({ kind: 'request', id, path: req.path, headers: req.headers, body }, [
+        body.buffer as ArrayBuffer,
+      ]);
+      if (r?.kind === 'response') return { status: r.status, body: r.body };
+      return {
+        status: 503,
+        body: unavailableBody('the service is restarting; retry the same request'),
+      };
+    },
+    metrics: async () => {
+      const r = await call({ kind: 'metrics', id: nextId++ });
+      return r?.kind === 'metrics' ? r.text : '';
+    },
+    probe: async (deadlineMs = 2_000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), deadlineMs)));
+      const r = await Promise.race([call({ kind: 'ping', id: nextId++ }), timeout]);
+      clearTimeout(timer);
+      return r?.kind === 'pong' && r.ok;
+    },
+    close: async () => {
+      closing = true;
+      const thread = current;
+      if (thread === undefined) return;
+      while (thread.pending.size > 0) await new Promise((r) => setTimeout(r, 10));
+      await new Promise<void>((done) => {
+        thread.worker.on('message', (m: WorkerMessage) => {
+          if (m.kind === 'closed') done();
+        });
+        thread.worker.once('exit', () => done());
+        thread.worker.postMessage({ kind: 'close' } satisfies HostMessage);
+      });
+      await thread.worker.terminate();
+    },
+  };
 }

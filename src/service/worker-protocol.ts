@@ -1,4 +1,5 @@
 /** Messages between `countersign serve` and the service worker thread. */
+import type { DaemonSignerCredentials } from './daemonSigner.js';
 import type { Credentials } from './embedded.js';
 
 export interface ServiceWorkerData {
@@ -22,11 +23,18 @@ export type HostMessage =
       readonly body: Uint8Array;
     }
   | { readonly kind: 'metrics'; readonly id: number }
+  | { readonly kind: 'ping'; readonly id: number }
   | { readonly kind: 'close' };
 
 export type WorkerMessage =
-  | { readonly kind: 'ready'; readonly credentials: Credentials; readonly sponsorAddress: string }
+  | {
+      readonly kind: 'ready';
+      readonly credentials: Credentials;
+      readonly daemonSigner: DaemonSignerCredentials;
+      readonly sponsorAddress: string;
+    }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'response'; readonly id: number; readonly status: number; readonly body: Uint8Array }
   | { readonly kind: 'metrics'; readonly id: number; readonly text: string }
+  | { readonly kind: 'pong'; readonly id: number; readonly ok: boolean }
   | { readonly kind: 'closed' };

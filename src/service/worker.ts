@@ -23,6 +23,7 @@ try {
     maxClockSkewMs: data.maxClockSkewMs,
     chainRpc: new Map(data.chainRpc),
     allowPrivateNetwork: data.allowPrivateNetwork ?? false,
+    daemonSigner: true,
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {
@@ -46,6 +47,16 @@ try {
       case 'metrics':
         post({ kind: 'metrics', id: m.id, text: service.metrics.render() });
         return;
+      case 'ping':
+        // A real round trip: this thread answers only after its store did.
+        service.store.getOrganization(service.credentials.organizationId).then(
+          (org) => post({ kind: 'pong', id: m.id, ok: org !== undefined }),
+          (e: unknown) => {
+            logger.error({ err: e }, 'readiness probe: the store did not answer');
+            post({ kind: 'pong', id: m.id, ok: false });
+          },
+        );
+        return;
       case 'close':
         void service.close().then(() => {
           post({ kind: 'closed' });
@@ -54,7 +65,13 @@ try {
         return;
     }
   });
-  post({ kind: 'ready', credentials: service.credentials, sponsorAddress: service.sponsorAddress });
+  if (service.daemonSigner === undefined) throw new Error('the daemon signer was not created');
+  post({
+    kind: 'ready',
+    credentials: service.credentials,
+    daemonSigner: service.daemonSigner,
+    sponsorAddress: service.sponsorAddress,
+  });
 } catch (e) {
   post({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
 }

@@ -126,9 +126,16 @@ export const ERROR_TABLE = {
   ACTIVITY_NOT_COMPLETED: { grpc: 9, turnkey: 'REQUEST_INVALID' },
   DAEMON_SHUTTING_DOWN: { grpc: 14, turnkey: 'INTERNAL' },
   CONFIG_INVALID: { grpc: 3, turnkey: 'REQUEST_INVALID' },
+  // gRPC callers (--grpc-clients): not known, or known but not allowed this call
+  CALLER_UNKNOWN: { grpc: 16, turnkey: 'UNAUTHENTICATED' },
+  CALLER_NOT_ALLOWED: { grpc: 7, turnkey: 'REQUEST_NOT_AUTHORIZED' },
+  // a watch stream outlived its cap; the caller opens a new one
+  WATCH_LIFETIME_EXCEEDED: { grpc: 4, turnkey: 'REQUEST_INVALID' },
   // outbound calls (webhooks, OIDC, OAuth): a URL the guard refuses, or a peer that did not answer
   OUTBOUND_URL_REFUSED: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   OUTBOUND_REQUEST_FAILED: { grpc: 14, turnkey: 'INTERNAL' },
+  // the service thread is down or restarting; a retry with the same body is safe
+  SERVICE_UNAVAILABLE: { grpc: 14, turnkey: 'INTERNAL' },
   // service
   KEY_MATERIAL_UNAVAILABLE: { grpc: 13, turnkey: 'INTERNAL' },
   INTERNAL: { grpc: 13, turnkey: 'INTERNAL' },

@@ -27,6 +27,9 @@ import { signTempoTransaction } from './chains/tempo.js';
 import { signTronTransaction } from './chains/tron.js';
 import type { TransactionKey, TransactionSigner } from './chains/types.js';
 
+/** Payloads one sign_raw_payloads may carry (the gRPC SignRawPayloads cap is the same). */
+export const MAX_PAYLOADS_PER_ACTIVITY = 100;
+
 export const PAYLOAD_ENCODINGS = [
   'PAYLOAD_ENCODING_HEXADECIMAL',
   'PAYLOAD_ENCODING_TEXT_UTF8',
@@ -188,6 +191,13 @@ async function signRaw(
     ? stringArray(reqArray(p, 'payloads', prefix), `${prefix}.payloads`)
     : [reqString(p, 'payload', prefix)];
   if (many && payloads.length === 0) throw invalid(`${prefix}.payloads`, 'must hold at least one payload');
+  // One activity stays one bounded unit of work and one bounded stored result.
+  if (payloads.length > MAX_PAYLOADS_PER_ACTIVITY)
+    throw new CountersignError(
+      'RESOURCE_LIMIT_EXCEEDED',
+      `${prefix}.payloads: at most ${MAX_PAYLOADS_PER_ACTIVITY} payloads per activity (split the batch)`,
+      { field: `${prefix}.payloads` },
+    );
   const rec = await resolveSigner(ctx, signWith, `${prefix}.${signWithKey}`);
   const prepared = payloads.map((payload, i) =>
     preparePayload(

@@ -27,6 +27,7 @@ import { isQuery, runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
+import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
 
 export interface ApiHandlerOptions {
@@ -158,12 +159,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   }
 
   function parseBody(raw: Uint8Array): Params {
-    let v: unknown;
-    try {
-      v = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
-    } catch {
-      throw new CountersignError('REQUEST_MALFORMED', 'request body is not valid JSON');
-    }
+    // Strict: valid UTF-8, no duplicate keys, bounded nesting and arrays (every transport, not only HTTP).
+    const v = parseJsonStrict(raw);
     if (typeof v !== 'object' || v === null || Array.isArray(v))
       throw new CountersignError('REQUEST_MALFORMED', 'request body must be a JSON object');
     return v as Params;
@@ -382,6 +379,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const body = parseBody(raw);
     const org = await organizationOf(body);
     const caller = await authenticate(stamp, raw, org);
+    // Turnkey's query bodies carry no timestampMs; one that does (a captured activity body replayed
+    // to a query path, or a client that opts in) is held to the same window as an activity.
+    if (body.timestampMs !== undefined) checkFreshness(body);
     // The dry run needs what an activity gets (the vault, the caller's credential), not a QueryContext.
     if (name === EVALUATE_POLICIES_QUERY)
       return json(
@@ -397,6 +397,16 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         }),
       );
     return json(200, await runQuery(name, { store, organization: org, user: caller.user }, body));
+  }
+
+  /** The route as a metric label: a known path, or 'other' (never a name a client made up). */
+  function routeLabel(path: string): string {
+    if (path.startsWith(SUBMIT_PREFIX)) return paths.has(path.slice(SUBMIT_PREFIX.length)) ? path : 'other';
+    if (path.startsWith(QUERY_PREFIX)) {
+      const name = path.slice(QUERY_PREFIX.length);
+      return isQuery(name) || name === EVALUATE_POLICIES_QUERY ? path : 'other';
+    }
+    return 'other';
   }
 
   async function route(req: TransportRequest): Promise<TransportResponse> {
@@ -430,7 +440,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         res = json(500, { code: 13, message: `internal server error (${id})`, details: [] });
       }
     }
-    metrics.request(req.path, res.status, Number(process.hrtime.bigint() - started) / 1e9);
+    metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
     return res;
   };
 }

@@ -36,6 +36,9 @@ import { sendContextOf } from '../send/context.js'; // --- eth send transaction 
 import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
 
+/** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
+const MAX_LIST_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 export interface QueryContext {
   readonly store: Store;
   /** The organization the body names (already checked readable by the caller). */
@@ -484,11 +487,16 @@ const QUERIES: Record<string, QueryHandler> = {
   list_activities: async (ctx, body) => {
     const page = pageLimit(body);
     const list = await ctx.store.listActivities(ctx.organization.id, page);
-    return {
-      activities: await Promise.all(
-        list.map(async (a) => activityResponse(a, await votesWithUsers(ctx.store, a.id)).activity),
-      ),
-    };
+    // A page stops early rather than grow past what one response can carry; the client pages on
+    // with `after` (the last id it got), as it does for a full page.
+    const activities = [];
+    let bytes = 0;
+    for (const a of list) {
+      bytes += a.intentJson.length + (a.resultJson?.length ?? 0) + 1024;
+      if (activities.length > 0 && bytes > MAX_LIST_RESPONSE_BYTES) break;
+      activities.push(activityResponse(a, await votesWithUsers(ctx.store, a.id)).activity);
+    }
+    return { activities };
   },
   list_policies: async (ctx) => ({
     policies: (await ctx.store.listPolicies(ctx.organization.id)).map(policyJson),

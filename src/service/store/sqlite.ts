@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
 import type {
   ActivityRecord,
@@ -232,6 +233,7 @@ export interface SqliteStoreOptions {
 
 /** Opens (creating and migrating if needed) the SQLite store at `path`. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  if (path !== ':memory:') ensurePrivateDatabaseFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
