@@ -375,6 +375,8 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         (err, bound) => (err ? reject(err) : resolve(bound)),
       );
     });
+    // The certificate provider delivers the certificates on the next turn: serve no one before.
+    if (tls !== undefined) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
     // A socket shared with sidecars in the pod: owner and group only.
     if (unixPath !== undefined) chmodSync(unixPath, 0o660);
   } catch (cause) {

@@ -66,16 +66,17 @@ class ReloadingCertificates implements grpc.experimental.CertificateProvider {
     for (const l of this.#caListeners) l(this.#ca);
   }
 
+  // grpc-js registers its watcher only after adding these listeners: the first update must come later.
   addCaCertificateListener(l: CaListener): void {
     this.#caListeners.add(l);
-    l(this.#ca);
+    setImmediate(() => this.#caListeners.has(l) && l(this.#ca));
   }
   removeCaCertificateListener(l: CaListener): void {
     this.#caListeners.delete(l);
   }
   addIdentityCertificateListener(l: IdentityListener): void {
     this.#identityListeners.add(l);
-    l(this.#identity);
+    setImmediate(() => this.#identityListeners.has(l) && l(this.#identity));
   }
   removeIdentityCertificateListener(l: IdentityListener): void {
     this.#identityListeners.delete(l);

@@ -132,6 +132,11 @@ export interface CreateSignerClientOptions {
   readonly address: string;
   /** Per-call deadline, so a hung daemon fails the test instead of stalling it. */
   readonly deadlineMs?: number;
+  /** TLS credentials (default: an insecure channel). */
+  readonly credentials?: grpc.ChannelCredentials;
+  readonly channelOptions?: grpc.ChannelOptions;
+  /** Metadata sent with every call (e.g. `authorization: Bearer …`). */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 /** A unary method of a grpc-js stub, as called with metadata, options and a callback. */
@@ -153,12 +158,16 @@ export type ServerStreamMethod<T> = (
  * A raw grpc-js stub of `countersign.v1.Signer` over an insecure channel to `address`, built with
  * the daemon's loader options; `M` names the methods the caller uses (by their proto names).
  */
-export function openSignerStub<M>(address: string): M & { close(): void } {
+export function openSignerStub<M>(
+  address: string,
+  credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+  channelOptions: grpc.ChannelOptions = {},
+): M & { close(): void } {
   const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(definition) as unknown as {
     countersign: { v1: { Signer: grpc.ServiceClientConstructor } };
   };
-  return new pkg.countersign.v1.Signer(address, grpc.credentials.createInsecure()) as unknown as M & {
+  return new pkg.countersign.v1.Signer(address, credentials, channelOptions) as unknown as M & {
     close(): void;
   };
 }
@@ -167,7 +176,16 @@ const DEFAULT_DEADLINE_MS = 30_000;
 
 /** Opens an insecure grpc-js channel to the daemon's Signer service. */
 export function createSignerClient(opts: CreateSignerClientOptions): SignerClient {
-  const client = openSignerStub<Record<string, UnaryMethod | undefined>>(opts.address);
+  const client = openSignerStub<Record<string, UnaryMethod | undefined>>(
+    opts.address,
+    opts.credentials,
+    opts.channelOptions,
+  );
+  const metadata = () => {
+    const m = new grpc.Metadata();
+    for (const [k, v] of Object.entries(opts.metadata ?? {})) m.set(k, v);
+    return m;
+  };
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
 
   function unary<Res>(
@@ -177,7 +195,7 @@ export function createSignerClient(opts: CreateSignerClientOptions): SignerClien
     const method = client[name];
     if (method === undefined) throw new Error(`countersign.v1.Signer has no method ${name}`);
     return new Promise((resolve) => {
-      method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) => {
+      method.call(client, req, metadata(), { deadline: Date.now() + deadlineMs }, (err, res) => {
         if (err !== null)
           resolve({ ok: false, error: { code: err.code, details: err.details, metadata: err.metadata } });
         else resolve({ ok: true, response: res as Res });
