@@ -71,6 +71,8 @@ export const ERROR_TABLE = {
   ROUTE_NOT_FOUND: { grpc: 5, turnkey: 'REQUEST_INVALID' },
   BODY_TOO_LARGE: { grpc: 8, turnkey: 'REQUEST_INVALID' },
   RESOURCE_LIMIT_EXCEEDED: { grpc: 8, turnkey: 'REQUEST_INVALID' },
+  // an array in the request is longer than one request may carry (split the request)
+  FIELD_TOO_LONG: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   // authentication
   STAMP_MISSING: { grpc: 16, turnkey: 'SIGNATURE_MISSING' },
   STAMP_MALFORMED: { grpc: 16, turnkey: 'UNAUTHENTICATED' },

@@ -57,7 +57,7 @@ describe('parseJsonStrict', () => {
   it('refuses arrays longer than the limit, naming the field', () => {
     const body = JSON.stringify({ parameters: { payloads: new Array(1001).fill('00') } });
     const e = refusal(() => parseJsonStrict(enc(body)));
-    expect(e.code).toBe('RESOURCE_LIMIT_EXCEEDED');
+    expect(e.code).toBe('FIELD_TOO_LONG');
     expect(e.field).toBe('parameters.payloads');
     expect(parseJsonStrict(enc(JSON.stringify({ a: new Array(1000).fill(1), b: [], c: [] })))).toBeTruthy();
   });

@@ -137,7 +137,7 @@ function countElement(f: Frame, max: number): void {
   f.count++;
   if (f.count > max)
     throw new CountersignError(
-      'RESOURCE_LIMIT_EXCEEDED',
+      'FIELD_TOO_LONG',
       `${f.path || 'request body'}: more than ${max} elements`,
       {
         field: f.path,

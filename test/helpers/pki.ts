@@ -24,6 +24,8 @@ export interface Pki {
   readonly ca: CertPair;
   /** A server certificate for localhost and 127.0.0.1, signed by the CA. */
   readonly server: CertPair;
+  /** Another server certificate for the same names (to rotate to). */
+  anotherServer(): CertPair;
   /** A client certificate with this common name, signed by the CA. */
   client(cn: string): CertPair;
   /** A self-signed certificate with this common name (no CA vouches for it). */
@@ -74,15 +76,13 @@ export function createPki(dir: string): Pki {
     ]);
     return pair(crt, key);
   };
-  const server = sign(
-    'server',
-    'localhost',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
-  );
+  const serverExt = 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n';
+  const server = sign('server', 'localhost', serverExt);
   let n = 0;
   return {
     ca: pair(ca.cert, ca.key),
     server,
+    anotherServer: () => sign(`server-${n++}`, 'localhost', serverExt),
     client: (cn) => sign(`client-${n++}`, cn, 'extendedKeyUsage=clientAuth\n'),
     selfSigned: (cn) => {
       const key = join(dir, `self-${n}.key`);

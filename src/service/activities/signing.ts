@@ -194,7 +194,7 @@ async function signRaw(
   // One activity stays one bounded unit of work and one bounded stored result.
   if (payloads.length > MAX_PAYLOADS_PER_ACTIVITY)
     throw new CountersignError(
-      'RESOURCE_LIMIT_EXCEEDED',
+      'FIELD_TOO_LONG',
       `${prefix}.payloads: at most ${MAX_PAYLOADS_PER_ACTIVITY} payloads per activity (split the batch)`,
       { field: `${prefix}.payloads` },
     );
