@@ -15,7 +15,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     COUNTERSIGN_DATA_DIR=/data \
-    COUNTERSIGN_GRPC_LISTEN=0.0.0.0:50051 \
+    COUNTERSIGN_GRPC_LISTEN=127.0.0.1:50051 \
     COUNTERSIGN_API_LISTEN=0.0.0.0:8080 \
     COUNTERSIGN_PROXY_LISTEN=0.0.0.0:8081
 RUN groupadd --system countersign && useradd --system --gid countersign --home /app countersign \

@@ -165,6 +165,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       routeExists: publicApiRoute,
       maxInFlight: config.apiMaxInFlight,
       maxBodyBytes: config.apiMaxBodyBytes,
+      rateLimitPerKey: config.apiRateLimitPerKey,
       logger: logger.child({ module: 'http' }),
     });
     closers.unshift(() => (api as HttpListener).close());

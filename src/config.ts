@@ -45,6 +45,8 @@ export interface Config {
   readonly grpcWatchMaxSeconds: number;
   readonly apiMaxInFlight: number;
   readonly apiMaxBodyBytes: number;
+  /** Requests per second per API key on the public API; 0 = no limit. */
+  readonly apiRateLimitPerKey: number;
   /** Only from the environment (never a flag: a flag shows in `ps`). */
   readonly masterKey: string | undefined;
 }
@@ -198,6 +200,13 @@ export const SETTINGS = [
     key: 'apiMaxBodyBytes',
     def: '4194304',
     help: 'largest stamped public API request body; larger is 413',
+  },
+  {
+    flag: 'api-rate-limit-per-key',
+    env: 'COUNTERSIGN_API_RATE_LIMIT_PER_KEY',
+    key: 'apiRateLimitPerKey',
+    def: '0',
+    help: 'public API requests per second per API key (burst: twice that); 0 = no limit',
   },
   {
     flag: 'allow-private-network',
@@ -354,6 +363,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     grpcWatchMaxSeconds: atLeastOne(str('grpcWatchMaxSeconds'), '--grpc-watch-max-seconds'),
     apiMaxInFlight: atLeastOne(str('apiMaxInFlight'), '--api-max-in-flight'),
     apiMaxBodyBytes: atLeastOne(str('apiMaxBodyBytes'), '--api-max-body-bytes'),
+    apiRateLimitPerKey: positiveInt(str('apiRateLimitPerKey'), '--api-rate-limit-per-key'),
     masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
   };
   if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))

@@ -233,6 +233,38 @@ describe('public API limits', () => {
     }
   });
 
+  it('limits requests per API key when configured, answering 429 with Retry-After', async () => {
+    const limited = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      handler: service.handler,
+      rateLimitPerKey: 2,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const body = JSON.stringify({ organizationId: org });
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(`http://${limited.address}/public/v1/query/whoami`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-stamp': rawStamper.stamp(Buffer.from(body)) },
+          body,
+        });
+        statuses.push(res.status);
+        if (res.status === 429) retryAfter = res.headers.get('retry-after');
+        await res.arrayBuffer();
+      }
+      // A burst of twice the rate passes, the rest is refused until tokens come back.
+      expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(4);
+      expect(statuses.filter((x) => x === 429).length).toBeGreaterThanOrEqual(4);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(limited.metricsText()).toMatch(/reason="rate_limited"\} [1-9]/);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('answers pending requests at once when the service thread dies, reports it, and serves again after the restart', async () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const dying = workers.at(-1)!;

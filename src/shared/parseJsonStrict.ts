@@ -136,11 +136,7 @@ function emptyBefore(text: string, close: number): boolean {
 function countElement(f: Frame, max: number): void {
   f.count++;
   if (f.count > max)
-    throw new CountersignError(
-      'FIELD_TOO_LONG',
-      `${f.path || 'request body'}: more than ${max} elements`,
-      {
-        field: f.path,
-      },
-    );
+    throw new CountersignError('FIELD_TOO_LONG', `${f.path || 'request body'}: more than ${max} elements`, {
+      field: f.path,
+    });
 }

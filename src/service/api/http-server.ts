@@ -46,6 +46,11 @@ export interface HttpServerOptions {
    * while it fails. Without it they answer 200 as long as the listener runs.
    */
   readonly probe?: () => Promise<boolean>;
+  /**
+   * Requests per second one API key may make (token bucket with a burst of twice that); beyond it
+   * 429 with Retry-After. 0 or absent: no limit.
+   */
+  readonly rateLimitPerKey?: number;
   /** Extra GET routes (path → JSON body). */
   readonly extraRoutes?: Readonly<Record<string, () => unknown>>;
 }
@@ -64,6 +69,7 @@ const REFUSALS = [
   'route_not_found',
   'stamp',
   'body_unreadable',
+  'rate_limited',
 ] as const;
 type Refusal = (typeof REFUSALS)[number];
 
@@ -103,6 +109,35 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   });
 }
 
+/**
+ * Token buckets per key (a stamp's public key or credential id). Buckets that refilled are dropped
+ * when the map grows, so keys an attacker makes up cost nothing lasting.
+ */
+class KeyRateLimiter {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly perSecond: number) {}
+
+  /** Takes one token; returns undefined if allowed, else the milliseconds until one is available. */
+  take(key: string, now = Date.now()): number | undefined {
+    const burst = this.perSecond * 2;
+    const b = this.#buckets.get(key) ?? { tokens: burst, at: now };
+    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    b.at = now;
+    if (this.#buckets.size >= 10_000) this.#sweep(now);
+    this.#buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return undefined;
+    }
+    return ((1 - b.tokens) / this.perSecond) * 1000;
+  }
+
+  #sweep(now: number): void {
+    for (const [k, b] of this.#buckets)
+      if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.perSecond * 2) this.#buckets.delete(k);
+  }
+}
+
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
 
@@ -114,6 +149,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
   const log = opts.logger;
   const refused = new Map<Refusal, number>(REFUSALS.map((r) => [r, 0]));
   let inFlight = 0;
+  const limiter =
+    (opts.rateLimitPerKey ?? 0) > 0 ? new KeyRateLimiter(opts.rateLimitPerKey as number) : undefined;
   const refuse = (
     res: ServerResponse,
     reason: Refusal,
@@ -186,13 +223,24 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
     // Authenticate before work: the signature of an API-key stamp is checked here, on the bytes as
     // they arrived; the service then maps the key to a user (and checks a passkey's signature, whose
     // public key only the store knows).
+    let keyId: string;
     try {
       const stamp = parseStamp(headers);
       if (stamp.kind === 'api_key') verifyApiKeyStamp(stamp, body);
+      keyId = stamp.kind === 'api_key' ? stamp.publicKey : stamp.credentialId;
     } catch (e) {
       if (isCountersignError(e)) return refuse(res, 'stamp', e);
       throw e;
     }
+    const wait = limiter?.take(keyId);
+    if (wait !== undefined)
+      return refuse(
+        res,
+        'rate_limited',
+        new CountersignError('RESOURCE_LIMIT_EXCEEDED', 'too many requests for this API key; retry later'),
+        429,
+        { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) },
+      );
     const out = await opts.handler({ path, headers, body });
     sendJson(res, out.status, out.body);
   }
