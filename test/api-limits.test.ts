@@ -13,6 +13,12 @@ import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStamper as RawStamper } from '../src/client/stamper.js';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { PublicApiClient } from '../src/client/client.js';
+import { inProcessTransport } from '../src/client/in-process-transport.js';
+import { LOADER_OPTIONS } from '../src/daemon/proto.js';
+import { startDaemon } from '../src/daemon/start-daemon.js';
 import { startHttpServer, type HttpListener } from '../src/service/api/http-server.js';
 import { startServiceWorker, type ServiceWorker } from '../src/service/worker-host.js';
 import { envelope } from './helpers/http.js';
@@ -266,6 +272,45 @@ describe('public API limits', () => {
   });
 
   it('answers pending requests at once when the service thread dies, reports it, and serves again after the restart', async () => {
+    // gRPC health through the daemon, probing the same service thread.
+    const daemon = await startDaemon({
+      listen: '127.0.0.1:0',
+      client: new PublicApiClient({
+        transport: inProcessTransport(service.handler),
+        stamper: rawStamper,
+        organizationId: org,
+      }),
+      defaultOrganizationId: org,
+      idempotencyDbPath: join(dir, 'daemon.db'),
+      logger: pino({ level: 'silent' }),
+      probe: () => service.probe(500),
+      healthIntervalMs: 50,
+    });
+    const healthDef = protoLoader.loadSync(
+      join(process.cwd(), 'node_modules/grpc-health-check/proto/health/v1/health.proto'),
+      LOADER_OPTIONS,
+    );
+    const Health = (grpc.loadPackageDefinition(healthDef) as any).grpc.health.v1
+      .Health as grpc.ServiceClientConstructor;
+    const health = new Health(daemon.address, grpc.credentials.createInsecure()) as any;
+    const grpcHealth = () =>
+      new Promise<string>((resolve, reject) =>
+        health.Check({ service: 'countersign.v1.Signer' }, (e: Error | null, r: { status: string }) =>
+          e ? reject(e) : resolve(r.status),
+        ),
+      );
+    const grpcSeen = new Set<string>();
+    const watcher = setInterval(
+      () =>
+        void grpcHealth().then(
+          (s) => grpcSeen.add(s),
+          () => {},
+        ),
+      20,
+    );
+    for (let i = 0; i < 100 && (await grpcHealth()) !== 'SERVING'; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await grpcHealth()).toBe('SERVING');
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const dying = workers.at(-1)!;
     const pending = post('/public/v1/submit/sign_raw_payloads', signBody(['66'.repeat(32)]));
@@ -289,5 +334,12 @@ describe('public API limits', () => {
     const r = await post('/public/v1/submit/sign_raw_payloads', signBody(['77'.repeat(32)]));
     expect(r.json.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
     expect(sawDown).toBe(true);
+    for (let i = 0; i < 100 && (await grpcHealth()) !== 'SERVING'; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    clearInterval(watcher);
+    expect(grpcSeen.has('NOT_SERVING')).toBe(true);
+    expect(await grpcHealth()).toBe('SERVING');
+    health.close();
+    await daemon.close();
   });
 });
