@@ -22,7 +22,8 @@ import type {
   OAuthProviderRecord, // --- users ---
 } from '../store/types.js';
 import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
-import { SUB_ORGANIZATION_FILTER_TYPES, type SubOrganizationFilterType } from '../store/types.js'; // --- sub-organizations and sessions ---
+import { SUB_ORGANIZATION_FILTER_TYPES, type SubOrganizationFilterType } from '../store/types.js';
+import { ACTIVITY_STATUSES, type ActivityFilter, type ActivityStatus } from '../store/types.js'; // --- sub-organizations and sessions ---
 import { activityResponse, timestampOf, userJson, type VoteWithUser } from './envelope.js';
 import { createHash } from 'node:crypto'; // --- other resources ---
 import type {
@@ -115,6 +116,27 @@ function policyJson(p: PolicyRecord) {
     consensus: p.consensus ?? '',
     condition: p.condition ?? '',
     ...(p.time === null ? {} : { time: p.time }),
+  };
+}
+
+/** `filterByStatus` and `filterByType` of list_activities: arrays of known values; empty means all. */
+function activityFilter(body: Params): ActivityFilter {
+  const list = (key: 'filterByStatus' | 'filterByType', ok: (v: string) => boolean, what: string) => {
+    const v = body[key];
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v)) throw invalid(key, 'must be an array');
+    v.forEach((x, i) => {
+      if (typeof x !== 'string' || !ok(x)) throw invalid(`${key}[${i}]`, `must be ${what}`);
+    });
+    return v.length === 0 ? undefined : (v as string[]);
+  };
+  return {
+    statuses: list(
+      'filterByStatus',
+      (x) => (ACTIVITY_STATUSES as readonly string[]).includes(x),
+      `one of ${ACTIVITY_STATUSES.join(', ')}`,
+    ) as ActivityStatus[] | undefined,
+    types: list('filterByType', (x) => /^ACTIVITY_TYPE_[A-Z0-9_]{1,80}$/.test(x), 'an ACTIVITY_TYPE_* value'),
   };
 }
 
@@ -486,7 +508,7 @@ const QUERIES: Record<string, QueryHandler> = {
   },
   list_activities: async (ctx, body) => {
     const page = pageLimit(body);
-    const list = await ctx.store.listActivities(ctx.organization.id, page);
+    const list = await ctx.store.listActivities(ctx.organization.id, page, activityFilter(body));
     // A page stops early rather than grow past what one response can carry; the client pages on
     // with `after` (the last id it got), as it does for a full page.
     const activities = [];

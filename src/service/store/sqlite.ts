@@ -351,7 +351,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ),
     activity: q('SELECT * FROM activities WHERE organization_id = ? AND id = ?'),
     activityByFp: q('SELECT * FROM activities WHERE fingerprint = ?'),
-    activities: q('SELECT * FROM activities WHERE organization_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+    activities: q(
+      `SELECT * FROM activities WHERE organization_id = ? AND id < ?
+         AND (? IS NULL OR status IN (SELECT value FROM json_each(?)))
+         AND (? IS NULL OR type IN (SELECT value FROM json_each(?)))
+       ORDER BY id DESC LIMIT ?`,
+    ),
     votes: q('SELECT * FROM votes WHERE activity_id = ? ORDER BY created_at_ms, id'),
     walletExported: q(
       'UPDATE wallets SET exported = 1, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
@@ -720,8 +725,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return r && toActivity(r);
     },
     listVotes: async (activityId) => s.votes.all(activityId).map(toVote),
-    listActivities: async (org, page) =>
-      s.activities.all(org, page.before ?? '\uffff', page.limit).map(toActivity),
+    listActivities: async (org, page, filter = {}) => {
+      const statuses = filter.statuses === undefined ? null : JSON.stringify(filter.statuses);
+      const types = filter.types === undefined ? null : JSON.stringify(filter.types);
+      return s.activities
+        .all(org, page.before ?? '\uffff', statuses, statuses, types, types, page.limit)
+        .map(toActivity);
+    },
     getPolicy: async (org, id) => {
       const r = s.policy.get(org, id);
       return r && toPolicy(r);

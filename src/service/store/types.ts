@@ -247,6 +247,12 @@ export interface ListPage {
   readonly before?: string | undefined;
 }
 
+/** `list_activities`' `filterByStatus` / `filterByType`. */
+export interface ActivityFilter {
+  readonly statuses?: readonly ActivityStatus[] | undefined;
+  readonly types?: readonly string[] | undefined;
+}
+
 export interface Store {
   /** Runs `fn` in a transaction that is durable when the promise resolves. */
   write<T>(fn: (tx: StoreTx) => T): Promise<T>;
@@ -284,7 +290,8 @@ export interface Store {
   getActivity(organizationId: string, id: string): Promise<ActivityRecord | undefined>;
   getActivityByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
   listVotes(activityId: string): Promise<VoteRecord[]>;
-  listActivities(organizationId: string, page: ListPage): Promise<ActivityRecord[]>;
+  /** Newest first; `filter` keeps only the statuses and types it names (absent: all). */
+  listActivities(organizationId: string, page: ListPage, filter?: ActivityFilter): Promise<ActivityRecord[]>;
   getPolicy(organizationId: string, id: string): Promise<PolicyRecord | undefined>;
   /** Oldest first. */
   listPolicies(organizationId: string): Promise<PolicyRecord[]>;
