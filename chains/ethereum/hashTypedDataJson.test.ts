@@ -18,6 +18,84 @@ const withMail = (change: (m: typeof mail) => void): string => {
   return JSON.stringify(m);
 };
 
+describe('hashTypedDataJson without types.EIP712Domain', () => {
+  const domainArb = fc.record(
+    {
+      name: fc.string({ maxLength: 12 }),
+      version: fc.string({ minLength: 1, maxLength: 6 }),
+      chainId: fc.integer({ min: 1, max: 2 ** 31 }),
+      verifyingContract: fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => to0x(b)),
+      salt: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => to0x(b)),
+    },
+    { requiredKeys: [] },
+  );
+  const messageArb = fc.record({
+    from: fc.string({ maxLength: 10 }),
+    amount: fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+    flag: fc.boolean(),
+  });
+  const types = {
+    Note: [
+      { name: 'from', type: 'string' },
+      { name: 'amount', type: 'uint256' },
+      { name: 'flag', type: 'bool' },
+    ],
+  };
+
+  it('derives the domain type from the fields present, as viem does, and equals the explicit form', () => {
+    fc.assert(
+      fc.property(domainArb, messageArb, (domain, message) => {
+        fc.pre(Object.keys(domain).length > 0);
+        const json = JSON.stringify({
+          types,
+          primaryType: 'Note',
+          domain,
+          message: { ...message, amount: message.amount.toString() },
+        });
+        const ours = to0x(hashTypedDataJson(json, 'payload'));
+        // viem derives EIP712Domain from the domain when types lacks it.
+        expect(ours).toBe(
+          hashTypedData({ types, primaryType: 'Note', domain, message } as TypedDataDefinition),
+        );
+        const order = ['name', 'version', 'chainId', 'verifyingContract', 'salt'] as const;
+        const typeOf = {
+          name: 'string',
+          version: 'string',
+          chainId: 'uint256',
+          verifyingContract: 'address',
+          salt: 'bytes32',
+        };
+        const explicit = order.filter((k) => k in domain).map((k) => ({ name: k, type: typeOf[k] }));
+        const withType = JSON.stringify({
+          types: { EIP712Domain: explicit, ...types },
+          primaryType: 'Note',
+          domain,
+          message: { ...message, amount: message.amount.toString() },
+        });
+        expect(to0x(hashTypedDataJson(withType, 'payload'))).toBe(ours);
+      }),
+      { seed: 712, numRuns: 200 },
+    );
+  });
+
+  it('uses an explicit empty EIP712Domain as given (a signature over the empty domain, on purpose)', () => {
+    const json = JSON.stringify({
+      types: { EIP712Domain: [], ...types },
+      primaryType: 'Note',
+      domain: {},
+      message: { from: 'a', amount: '1', flag: true },
+    });
+    expect(to0x(hashTypedDataJson(json, 'payload'))).toBe(
+      hashTypedData({
+        types: { EIP712Domain: [], ...types },
+        primaryType: 'Note',
+        domain: {},
+        message: { from: 'a', amount: 1n, flag: true },
+      } as TypedDataDefinition),
+    );
+  });
+});
+
 describe('hashTypedDataJson vectors', () => {
   it('hashes the EIP-712 Ether Mail example to the published digest and domain separator', () => {
     expect(to0x(hashTypedDataJson(etherMail.json, 'payload'))).toBe(
@@ -111,9 +189,20 @@ describe('hashTypedDataJson rejects with EIP712_INVALID', () => {
   it.each([
     ['invalid JSON', '{', 'payload: is not valid JSON'],
     [
-      'a missing types.EIP712Domain',
-      withMail((m) => delete m.types['EIP712Domain']),
-      'payload.types.EIP712Domain: is required',
+      'a missing types.EIP712Domain with an empty domain (dropped on the way)',
+      withMail((m) => {
+        delete m.types['EIP712Domain'];
+        m.domain = {};
+      }),
+      'payload.types.EIP712Domain: is missing and the domain is empty: the domain was most likely dropped',
+    ],
+    [
+      'a domain field outside the canonical five without a declared type',
+      withMail((m) => {
+        delete m.types['EIP712Domain'];
+        m.domain['foo'] = 'x';
+      }),
+      'payload.domain.foo: is not one of name, version, chainId, verifyingContract, salt',
     ],
     ['an undeclared primaryType', withMail((m) => (m.primaryType = 'Letter')), 'payload.primaryType'],
     [

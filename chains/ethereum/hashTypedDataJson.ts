@@ -1,7 +1,10 @@
 /**
  * EIP-712 hashing of typed-data JSON `{types, primaryType, domain, message}` as @turnkey/viem sends
  * it (PAYLOAD_ENCODING_EIP712). The domain separator is computed from `types.EIP712Domain` exactly
- * as given (never inferred from `domain`), so what is hashed is what the caller declared.
+ * as given; when the JSON has no `EIP712Domain` type but a domain with fields, the type is derived
+ * from the fields present in the canonical order (name, version, chainId, verifyingContract, salt),
+ * as viem's getTypesForEIP712Domain does. No domain and no type is refused: that is a domain lost on
+ * the way (viem's serializeTypedData drops it when the type is absent), not a domain-less signature.
  * Keys of `domain`/`message` not declared in their type are ignored, as viem and eth-sig-util do.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -209,6 +212,42 @@ function toInteger(value: unknown, path: string): bigint {
   throw fail(path, 'must be an integer (number, decimal string or 0x-hex string)');
 }
 
+/** The EIP-712 domain fields in canonical order, each with its type and whether a value counts as present. */
+const DOMAIN_FIELDS: readonly (Member & { readonly present: (v: unknown) => boolean })[] = [
+  { name: 'name', type: 'string', present: (v) => typeof v === 'string' },
+  { name: 'version', type: 'string', present: (v) => typeof v === 'string' && v !== '' },
+  {
+    name: 'chainId',
+    type: 'uint256',
+    present: (v) => typeof v === 'number' || (typeof v === 'string' && v !== ''),
+  },
+  { name: 'verifyingContract', type: 'address', present: (v) => typeof v === 'string' && v !== '' },
+  { name: 'salt', type: 'bytes32', present: (v) => typeof v === 'string' && v !== '' },
+];
+
+/**
+ * The `EIP712Domain` type of a domain sent without one: the canonical fields it has. An empty or
+ * absent domain is refused with the cause and the fix; a field outside the canonical five is refused
+ * (only a declared type may add one).
+ */
+function deriveDomainType(domain: unknown, field: string): Member[] {
+  const d = domain ?? {};
+  if (!isObject(d)) throw fail(`${field}.domain`, 'must be an object');
+  for (const k of Object.keys(d))
+    if (!DOMAIN_FIELDS.some((f) => f.name === k))
+      throw fail(
+        `${field}.domain.${k}`,
+        'is not one of name, version, chainId, verifyingContract, salt; declare types.EIP712Domain to use it',
+      );
+  const members = DOMAIN_FIELDS.filter((f) => f.present(d[f.name])).map(({ name, type }) => ({ name, type }));
+  if (members.length === 0)
+    throw fail(
+      `${field}.types.EIP712Domain`,
+      'is missing and the domain is empty: the domain was most likely dropped before it reached us (viem’s serializeTypedData drops it when types has no EIP712Domain). Put EIP712Domain in types, or sign through a viem WalletClient, which adds it; to sign over an empty domain on purpose, send "EIP712Domain": []',
+    );
+  return members;
+}
+
 interface ParsedTypedData {
   readonly enc: Encoder;
   readonly domain: unknown;
@@ -224,9 +263,8 @@ function parseTypedData(json: string, field: string): ParsedTypedData {
     throw fail(field, 'is not valid JSON');
   }
   if (!isObject(doc)) throw fail(field, 'must be a JSON object {types, primaryType, domain, message}');
-  const types = parseTypes(doc['types'], `${field}.types`);
-  // A missing EIP712Domain must not silently become an empty domain (old @turnkey/viem dropped it).
-  if (!types.has('EIP712Domain')) throw fail(`${field}.types.EIP712Domain`, 'is required');
+  const types = parseTypes(doc['types'], `${field}.types`) as Map<string, readonly Member[]>;
+  if (!types.has('EIP712Domain')) types.set('EIP712Domain', deriveDomainType(doc['domain'], field));
   const primaryType = doc['primaryType'];
   if (typeof primaryType !== 'string') throw fail(`${field}.primaryType`, 'must be a string');
   if (!types.has(primaryType))
