@@ -19,7 +19,12 @@ import { p256 } from '@noble/curves/nist.js';
 import { openEmbeddedService, type Credentials } from '../src/service/embedded.js';
 import { openSqliteStore } from '../src/service/store/sqlite.js';
 import type { Store } from '../src/service/store/types.js';
-import { KeyVault, SERVICE_SIGNER_KEY_ID, loadOrCreateMasterKey } from '../src/service/keys/index.js';
+import {
+  KeyVault,
+  SERVICE_NOTARIZER_KEY_ID,
+  SERVICE_SIGNER_KEY_ID,
+  loadOrCreateMasterKey,
+} from '../src/service/keys/index.js';
 import { signVerificationToken } from '../src/service/keys/jwt.js';
 import { createApiHandler } from '../src/service/api/handler.js';
 import { Metrics } from '../src/service/api/metrics.js';
@@ -750,7 +755,9 @@ describe('stamp_login', () => {
     expect(nested.result).toEqual({ stampLoginResult: activity.result.stampLoginResult });
     const jwt = String(activity.result.stampLoginResult?.session);
 
-    expect(await verifySessionJwtSignature(jwt, signerPublicKey)).toBe(true);
+    const notarizer = String((await store.getServiceKey(SERVICE_NOTARIZER_KEY_ID))?.publicKey);
+    expect(await verifySessionJwtSignature(jwt, notarizer)).toBe(true);
+    expect(await verifySessionJwtSignature(jwt, signerPublicKey)).toBe(false); // sessions have their own key
     expect(await verifySessionJwtSignature(jwt)).toBe(false); // Turnkey's production key did not sign it
     expect(JSON.parse(Buffer.from(String(jwt.split('.')[0]), 'base64url').toString())).toEqual({
       alg: 'ES256',

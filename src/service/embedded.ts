@@ -13,7 +13,7 @@ import { CountersignError } from '../shared/errors.js';
 import type { RequestHandler } from '../client/transport.js';
 import {
   KeyVault,
-  SERVICE_SIGNER_KEY_ID,
+  SERVICE_KEY_IDS,
   generateServiceKey,
   loadOrCreateMasterKey,
   verifyServiceKey,
@@ -154,12 +154,17 @@ async function initialize(
  * Loads the service's signing key, creating and storing it (sealed by the vault) on first use —
  * also for data dirs initialized before the key existed — and checks it opens under this master key.
  */
-async function loadOrCreateServiceKey(store: Store, vault: KeyVault, logger: Logger): Promise<string> {
-  let key = await store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+async function loadOrCreateServiceKey(
+  store: Store,
+  vault: KeyVault,
+  logger: Logger,
+  id: (typeof SERVICE_KEY_IDS)[number],
+): Promise<string> {
+  let key = await store.getServiceKey(id);
   if (key === undefined) {
-    const fresh = generateServiceKey(vault, SERVICE_SIGNER_KEY_ID);
+    const fresh = generateServiceKey(vault, id);
     key = await store.write((tx) => tx.insertServiceKeyIfAbsent({ ...fresh, createdAtMs: Date.now() }));
-    logger.info({ signerPublicKey: key.publicKey }, 'created the service signing key');
+    logger.info({ keyId: id, publicKey: key.publicKey }, 'created a service key');
   }
   verifyServiceKey(vault, key);
   return key.publicKey;
@@ -193,7 +198,9 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
           logger: opts.logger,
         })
       : undefined;
-  const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger);
+  // One after another: each may be a first write of the data dir.
+  for (const id of SERVICE_KEY_IDS) await loadOrCreateServiceKey(store, vault, opts.logger, id);
+  const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger, SERVICE_KEY_IDS[0]);
   const metrics = new Metrics();
   const handler = createApiHandler({
     store,

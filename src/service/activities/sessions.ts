@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { SERVICE_NOTARIZER_KEY_ID } from '../keys/index.js';
 import { signSessionJwt } from '../keys/jwt.js';
 import { p256Key } from '../api/stamp.js';
 import type { ApiKeyRecord } from '../store/types.js';
@@ -38,7 +38,8 @@ const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
     );
   const seconds = sessionSeconds(p);
   const invalidateExisting = optBool(p, 'invalidateExisting', PREFIX) ?? false;
-  const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+  // Sessions are signed by the notarizer key (@turnkey/crypto's verifySessionJwtSignature override).
+  const signer = await ctx.store.getServiceKey(SERVICE_NOTARIZER_KEY_ID);
   if (signer === undefined)
     throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'the service has no key to sign sessions with');
   const expiresAtMs = ctx.nowMs + seconds * 1000;

@@ -29,6 +29,12 @@ import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from '
 import { uuidv7 } from '../ids.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
+import {
+  SERVICE_NOTARIZER_KEY_ID,
+  SERVICE_ONRAMP_KEY_ID,
+  SERVICE_SIGNER_KEY_ID,
+  SERVICE_TLS_FETCHER_KEY_ID,
+} from '../keys/index.js';
 
 export interface ApiHandlerOptions {
   readonly store: Store;
@@ -43,6 +49,8 @@ export interface ApiHandlerOptions {
 }
 
 const SUBMIT_PREFIX = '/public/v1/submit/';
+/** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
+export const DISCOVERY_KEYS_PATH = '/public/v1/discovery/keys';
 const QUERY_PREFIX = '/public/v1/query/';
 
 const json = (status: number, value: unknown): TransportResponse => ({
@@ -401,6 +409,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
 
   /** The route as a metric label: a known path, or 'other' (never a name a client made up). */
   function routeLabel(path: string): string {
+    if (path === DISCOVERY_KEYS_PATH) return path;
     if (path.startsWith(SUBMIT_PREFIX)) return paths.has(path.slice(SUBMIT_PREFIX.length)) ? path : 'other';
     if (path.startsWith(QUERY_PREFIX)) {
       const name = path.slice(QUERY_PREFIX.length);
@@ -409,7 +418,27 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return 'other';
   }
 
+  let publishedKeys: Record<string, string> | undefined;
+  /** The service's public keys, named after the @turnkey/crypto overrides they feed. */
+  async function discoveryKeys(): Promise<Record<string, string>> {
+    if (publishedKeys !== undefined) return publishedKeys;
+    const hex = async (id: string) => {
+      const k = await store.getServiceKey(id);
+      if (k === undefined)
+        throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', `the service has no key ${id}`);
+      return k.publicKey;
+    };
+    publishedKeys = {
+      signerPublicKey: await hex(SERVICE_SIGNER_KEY_ID),
+      notarizerPublicKey: await hex(SERVICE_NOTARIZER_KEY_ID),
+      tlsFetcherEncryptPublicKey: await hex(SERVICE_TLS_FETCHER_KEY_ID),
+      onRampEncryptionPublicKey: await hex(SERVICE_ONRAMP_KEY_ID),
+    };
+    return publishedKeys;
+  }
+
   async function route(req: TransportRequest): Promise<TransportResponse> {
+    if (req.path === DISCOVERY_KEYS_PATH) return json(200, await discoveryKeys());
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!paths.has(name))

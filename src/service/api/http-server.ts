@@ -267,6 +267,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
       }
       const extra = opts.extraRoutes?.[path];
       if (extra !== undefined) return sendJson(res, 200, JSON.stringify(extra()));
+      // Published keys: unauthenticated, answered by the service, cacheable.
+      if (path.startsWith('/public/v1/discovery/')) {
+        void opts.handler({ path, headers: {}, body: new Uint8Array(0) }).then(
+          (out) =>
+            sendJson(
+              res,
+              out.status,
+              out.body,
+              out.status === 200 ? { 'cache-control': 'public, max-age=300' } : {},
+            ),
+          () => sendError(res, new CountersignError('SERVICE_UNAVAILABLE', 'the service did not answer')),
+        );
+        return;
+      }
     }
     if (req.method !== 'POST') {
       const e = new CountersignError('ROUTE_NOT_FOUND', `no route for ${req.method ?? ''} ${path}`);

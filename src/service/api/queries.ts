@@ -21,7 +21,7 @@ import type {
   AuthenticatorRecord, // --- users ---
   OAuthProviderRecord, // --- users ---
 } from '../store/types.js';
-import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { SERVICE_NOTARIZER_KEY_ID, SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
 import { SUB_ORGANIZATION_FILTER_TYPES, type SubOrganizationFilterType } from '../store/types.js';
 import { ACTIVITY_STATUSES, type ActivityFilter, type ActivityStatus } from '../store/types.js'; // --- sub-organizations and sessions ---
 import { activityResponse, timestampOf, userJson, type VoteWithUser } from './envelope.js';
@@ -490,9 +490,14 @@ const QUERIES: Record<string, QueryHandler> = {
    */
   get_service_public_keys: async (ctx) => {
     const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
-    if (signer === undefined)
+    const notarizer = await ctx.store.getServiceKey(SERVICE_NOTARIZER_KEY_ID);
+    if (signer === undefined || notarizer === undefined)
       throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'the service has no export signing key');
-    return { signerPublicKey: signer.publicKey, signerCurve: 'CURVE_P256' };
+    return {
+      signerPublicKey: signer.publicKey,
+      signerCurve: 'CURVE_P256',
+      notarizerPublicKey: notarizer.publicKey,
+    };
   },
   whoami: async (ctx) => ({
     organizationId: ctx.user.organizationId,

@@ -33,6 +33,10 @@ export {
   type HpkeSenderContext,
 } from './hpke.js';
 export {
+  SERVICE_KEY_IDS,
+  SERVICE_NOTARIZER_KEY_ID,
+  SERVICE_ONRAMP_KEY_ID,
+  SERVICE_TLS_FETCHER_KEY_ID,
   SERVICE_SIGNER_KEY_ID,
   generateServiceKey,
   signWithServiceKey,

@@ -9,8 +9,22 @@ import { bytesToHex, hexToBytes, zeroize } from '../../shared/encoding.js';
 import { CountersignError } from '../../shared/errors.js';
 import type { KeyVault } from './KeyVault.js';
 
-/** The vault record id (and AAD) of the export-bundle signing key. */
+/** The vault record id (and AAD) of the export-bundle signing key (also signs verification tokens). */
 export const SERVICE_SIGNER_KEY_ID = 'service-signer-p256';
+/** Signs session JWTs (@turnkey/crypto's notarizer key). */
+export const SERVICE_NOTARIZER_KEY_ID = 'service-notarizer-p256';
+/** The key clients encrypt OTP bundles to (@turnkey/crypto's TLS-fetcher encryption key). */
+export const SERVICE_TLS_FETCHER_KEY_ID = 'service-tls-fetcher-p256';
+/** The key clients encrypt on-ramp credentials to. */
+export const SERVICE_ONRAMP_KEY_ID = 'service-onramp-p256';
+
+/** Every service key, each created on first start and published by `GET /public/v1/discovery/keys`. */
+export const SERVICE_KEY_IDS = [
+  SERVICE_SIGNER_KEY_ID,
+  SERVICE_NOTARIZER_KEY_ID,
+  SERVICE_TLS_FETCHER_KEY_ID,
+  SERVICE_ONRAMP_KEY_ID,
+] as const;
 
 export interface SealedServiceKey {
   readonly id: string;

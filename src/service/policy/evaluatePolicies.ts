@@ -200,7 +200,8 @@ export function evaluatePolicies(input: EvaluatePoliciesInput): PolicyDecision {
   else if (has('EFFECT_ALLOW', 'OUTCOME_ALLOW')) outcome = 'OUTCOME_ALLOW';
   else if (has('EFFECT_ALLOW', 'OUTCOME_REQUIRES_CONSENSUS')) outcome = 'OUTCOME_REQUIRES_CONSENSUS';
   // A root quorum on its way (some root users approved, fewer than the threshold) waits for the rest.
-  else if (rootApprovals > 0 && input.rootQuorum.threshold > rootApprovals) outcome = 'OUTCOME_REQUIRES_CONSENSUS';
+  else if (rootApprovals > 0 && input.rootQuorum.threshold > rootApprovals)
+    outcome = 'OUTCOME_REQUIRES_CONSENSUS';
   else outcome = 'OUTCOME_DENY_IMPLICIT';
   return { outcome, rootQuorumReached, policyEvaluations };
 }
