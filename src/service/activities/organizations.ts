@@ -23,6 +23,7 @@ import {
   API_KEY_CURVES,
   type ApiKeyRecord,
   type AuthenticatorRecord,
+  type ContactKind,
   type OAuthProviderRecord,
   type OrganizationRecord,
   type StoreTx,
@@ -256,12 +257,21 @@ function checkClientSignature(p: Params, claims: VerificationTokenClaims, user: 
     );
 }
 
-/** Checks verificationToken/clientSignature; returns the token id to consume, or null if none. */
+/** What a checked verification token proves: which root user holds which contact. */
+interface VerifiedContact {
+  readonly tokenId: string;
+  /** Index into the request's root users. */
+  readonly user: number;
+  readonly kind: ContactKind;
+  readonly value: string;
+}
+
+/** Checks verificationToken/clientSignature; returns the token's proof to consume, or null if none. */
 async function checkVerification(
   ctx: ActivityContext,
   p: Params,
   users: readonly RootUserSpec[],
-): Promise<string | null> {
+): Promise<VerifiedContact | null> {
   const token = optString(p, 'verificationToken', PREFIX);
   if (token === undefined || token === '') {
     if (p.clientSignature !== undefined && p.clientSignature !== null)
@@ -297,7 +307,12 @@ async function checkVerification(
   if (user === undefined)
     throw invalid(field, "the token's contact is not a root user's email or phone number");
   checkClientSignature(p, claims, user);
-  return claims.id;
+  return {
+    tokenId: claims.id,
+    user: users.indexOf(user),
+    kind: claims.verification_type === 'OTP_TYPE_EMAIL' ? 'EMAIL' : 'PHONE_NUMBER',
+    value: claims.contact,
+  };
 }
 
 const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
@@ -350,7 +365,7 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
     feature,
     disabled: optBool(p, param, PREFIX) ?? false,
   }));
-  const tokenId = await checkVerification(ctx, p, users);
+  const verified = await checkVerification(ctx, p, users);
 
   const nowMs = ctx.nowMs;
   const org: OrganizationRecord = {
@@ -411,7 +426,7 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
     // Checked here, inside the transaction, so two racing requests cannot both pass.
     if (tx.subOrganizationNameTaken(ctx.organization.id, name))
       throw notUnique(`${PREFIX}.subOrganizationName`);
-    if (tokenId !== null && !tx.consumeVerificationToken(tokenId, ctx.organization.id, nowMs))
+    if (verified !== null && !tx.consumeVerificationToken(verified.tokenId, ctx.organization.id, nowMs))
       throw invalid(`${PREFIX}.verificationToken`, 'the token has already been used');
     tx.insertOrganization(org);
     for (const r of records) {
@@ -419,6 +434,10 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
       for (const k of r.apiKeys) tx.insertApiKey(k);
       for (const a of r.authenticators) tx.insertAuthenticator(a);
       for (const o of r.oauth) tx.insertOAuthProvider(o);
+    }
+    if (verified !== null) {
+      const holder = records[verified.user];
+      if (holder !== undefined) tx.markContactVerified(holder.user.id, verified.kind, verified.value, nowMs);
     }
     for (const f of flags) tx.setOrganizationFeature(org.id, f.feature, f.disabled ? 'false' : 'true', nowMs);
     if (built !== null) insertWallet(tx, built, `${PREFIX}.wallet.walletName`);

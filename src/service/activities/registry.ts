@@ -1,4 +1,5 @@
 /** Every activity the service accepts, keyed by its versioned `type`. */
+import { ADMIN_ACTIVITIES } from './admin.js';
 import { EXPORT_ACTIVITIES } from './exports.js';
 import { ORGANIZATION_ACTIVITIES } from './organizations.js'; // --- sub-organizations and sessions ---
 import { SESSION_ACTIVITIES } from './sessions.js'; // --- sub-organizations and sessions ---
@@ -20,4 +21,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...USER_ACTIVITIES,
   ...ORGANIZATION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
+  ...ADMIN_ACTIVITIES,
 ];

@@ -26,6 +26,7 @@ import {
   asObject,
   isUuid,
   notFound,
+  optArray,
   optString,
   reqArray,
   reqEnum,
@@ -67,7 +68,7 @@ function optEmail(p: Params, key: string, prefix: string): string | undefined {
 }
 
 /** A list of distinct UUIDs (`field.i` named on the first bad one). */
-function uuidList(values: readonly unknown[], field: string, what: string): string[] {
+export function uuidList(values: readonly unknown[], field: string, what: string): string[] {
   const seen = new Set<string>();
   return values.map((v, i) => {
     if (typeof v !== 'string' || !isUuid(v)) throw invalid(`${field}.${i}`, 'must be a UUID');
@@ -78,7 +79,7 @@ function uuidList(values: readonly unknown[], field: string, what: string): stri
   });
 }
 
-function nonEmpty<T>(list: readonly T[], field: string, what: string): readonly T[] {
+export function nonEmpty<T>(list: readonly T[], field: string, what: string): readonly T[] {
   if (list.length === 0) throw invalid(field, `must hold at least one ${what}`);
   return list;
 }
@@ -685,6 +686,46 @@ export function verifyVerificationToken(input: {
   };
 }
 
+/**
+ * Checks `parameters.verificationToken` (when given) for a contact change: issued by this service
+ * for this organization (or its parent), of `type`, for exactly `contact`. True when a token was given.
+ */
+async function checkContactToken(
+  ctx: ActivityContext,
+  p: Params,
+  type: 'OTP_TYPE_EMAIL' | 'OTP_TYPE_SMS',
+  contact: string | null,
+  contactField: string,
+): Promise<boolean> {
+  const token = optString(p, 'verificationToken', PREFIX);
+  if (token === undefined) return false;
+  const field = `${PREFIX}.verificationToken`;
+  const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
+  if (signer === undefined)
+    throw new CountersignError(
+      'KEY_MATERIAL_UNAVAILABLE',
+      'the service has no signing key to check tokens with',
+    );
+  const claims = verifyVerificationToken({
+    token,
+    signerPublicKey: signer.publicKey,
+    nowMs: ctx.nowMs,
+    field,
+  });
+  if (claims.verificationType !== type)
+    throw invalid(field, `invalid verification token: verification_type must be ${type}`);
+  const same =
+    contact !== null &&
+    (type === 'OTP_TYPE_EMAIL'
+      ? claims.contact.toLowerCase() === contact.toLowerCase()
+      : claims.contact === contact);
+  if (!same) throw invalid(field, `invalid verification token: its contact is not ${contactField}`);
+  const org = ctx.organization;
+  if (claims.organizationId !== org.id && claims.organizationId !== org.parentId)
+    throw invalid(field, 'invalid verification token: issued for another organization');
+  return true;
+}
+
 const updateUserEmail = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
   const user = await findUser(ctx, p);
   const raw = p.userEmail;
@@ -695,34 +736,47 @@ const updateUserEmail = async (ctx: ActivityContext, p: Params): Promise<Activit
   if (typeof raw !== 'string') throw invalid(`${PREFIX}.userEmail`, 'must be a string');
   // An empty string removes the email (turnkey-api.md 4.1.9).
   const email = raw === '' ? null : checkEmail(raw, `${PREFIX}.userEmail`);
-  const token = optString(p, 'verificationToken', PREFIX);
-  if (token !== undefined) {
-    const field = `${PREFIX}.verificationToken`;
-    const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
-    if (signer === undefined)
-      throw new CountersignError(
-        'KEY_MATERIAL_UNAVAILABLE',
-        'the service has no signing key to check tokens with',
-      );
-    const claims = verifyVerificationToken({
-      token,
-      signerPublicKey: signer.publicKey,
-      nowMs: ctx.nowMs,
-      field,
-    });
-    if (claims.verificationType !== 'OTP_TYPE_EMAIL')
-      throw invalid(field, `invalid verification token: verification_type must be OTP_TYPE_EMAIL`);
-    if (email === null || claims.contact.toLowerCase() !== email.toLowerCase())
-      throw invalid(field, 'invalid verification token: its contact is not parameters.userEmail');
-    const org = ctx.organization;
-    if (claims.organizationId !== org.id && claims.organizationId !== org.parentId)
-      throw invalid(field, 'invalid verification token: issued for another organization');
-  }
+  const verified = await checkContactToken(ctx, p, 'OTP_TYPE_EMAIL', email, `${PREFIX}.userEmail`);
   return {
     result: { userId: user.id },
     write: (tx) => {
       const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
       tx.updateUser({ ...now, email, updatedAtMs: ctx.nowMs });
+      // A verified contact counts only while it is the user's own (the store compares the value).
+      if (verified && email !== null) tx.markContactVerified(user.id, 'EMAIL', email, ctx.nowMs);
+    },
+  };
+};
+
+// update_user_phone_number: like update_user_email, an empty string removes the number.
+const updateUserPhoneNumber = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const user = await findUser(ctx, p);
+  const field = `${PREFIX}.userPhoneNumber`;
+  const raw = p.userPhoneNumber;
+  if (raw === undefined || raw === null)
+    throw new CountersignError('FIELD_MISSING', `${field}: is required`, { field });
+  if (typeof raw !== 'string') throw invalid(field, 'must be a string');
+  const phone = raw === '' ? null : (optPhone(p, 'userPhoneNumber', PREFIX) ?? null);
+  const verified = await checkContactToken(ctx, p, 'OTP_TYPE_SMS', phone, field);
+  return {
+    result: { userId: user.id },
+    write: (tx) => {
+      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      tx.updateUser({ ...now, phoneNumber: phone, updatedAtMs: ctx.nowMs });
+      if (verified && phone !== null) tx.markContactVerified(user.id, 'PHONE_NUMBER', phone, ctx.nowMs);
+    },
+  };
+};
+
+const updateUserName = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const user = await findUser(ctx, p);
+  const name = reqString(p, 'userName', PREFIX);
+  if (name.trim() === '') throw invalid(`${PREFIX}.userName`, 'must not be empty');
+  return {
+    result: { userId: user.id },
+    write: (tx) => {
+      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      tx.updateUser({ ...now, name, updatedAtMs: ctx.nowMs });
     },
   };
 };
@@ -817,6 +871,69 @@ const createUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityO
   };
 };
 
+const updateUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const id = reqUuid(p, 'userTagId', PREFIX).toLowerCase();
+  const newName = optString(p, 'newUserTagName', PREFIX);
+  if (newName !== undefined && newName.trim() === '')
+    throw invalid(`${PREFIX}.newUserTagName`, 'must not be empty');
+  const addField = `${PREFIX}.addUserIds`;
+  const removeField = `${PREFIX}.removeUserIds`;
+  const add = uuidList(optArray(p, 'addUserIds', PREFIX) ?? [], addField, 'user');
+  const remove = uuidList(optArray(p, 'removeUserIds', PREFIX) ?? [], removeField, 'user');
+  remove.forEach((u, i) => {
+    if (add.includes(u)) throw invalid(`${removeField}.${i}`, 'the same user is also in addUserIds');
+  });
+  const org = ctx.organization.id;
+  return {
+    result: { userTagId: id },
+    write: (tx) => {
+      const tag = tx.getUserTag(org, id);
+      if (tag === undefined) throw notFound(`${PREFIX}.userTagId`, 'user tag');
+      if (newName !== undefined && newName !== tag.name) {
+        if (tx.userTagNameTaken(org, newName))
+          throw new CountersignError(
+            'NAME_NOT_UNIQUE',
+            `${PREFIX}.newUserTagName: a user tag with this name already exists`,
+            {
+              field: `${PREFIX}.newUserTagName`,
+            },
+          );
+        tx.renameUserTag(org, id, newName, ctx.nowMs);
+      }
+      add.forEach((u, i) => {
+        userInTx(tx, org, u, `${addField}.${i}`);
+        tx.addUserToTag(id, u);
+      });
+      remove.forEach((u, i) => {
+        userInTx(tx, org, u, `${removeField}.${i}`);
+        tx.removeUserFromTag(id, u);
+      });
+    },
+  };
+};
+
+const deleteUserTags = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const field = `${PREFIX}.userTagIds`;
+  const ids = uuidList(nonEmpty(reqArray(p, 'userTagIds', PREFIX), field, 'user tag id'), field, 'user tag');
+  const org = ctx.organization.id;
+  const existing = new Set((await ctx.store.listUserTags(org)).map((t) => t.id));
+  ids.forEach((id, i) => {
+    if (!existing.has(id)) throw notFound(`${field}.${i}`, 'user tag');
+  });
+  // The users that carry any of the tags, read before the write (the result is recorded with it).
+  const doomed = new Set(ids);
+  const userIds: string[] = [];
+  for (const u of await ctx.store.listUsers(org))
+    if ((await ctx.store.listUserTagIds(u.id)).some((t) => doomed.has(t))) userIds.push(u.id);
+  return {
+    result: { userTagIds: ids, userIds },
+    write: (tx) =>
+      ids.forEach((id, i) => {
+        if (tx.deleteUserTag(org, id) === null) throw notFound(`${field}.${i}`, 'user tag');
+      }),
+  };
+};
+
 const createInvitations = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
   const field = `${PREFIX}.invitations`;
   const org = ctx.organization.id;
@@ -884,6 +1001,34 @@ export const USER_ACTIVITIES: readonly ActivityDefinition[] = [
     intentKey: 'updateUserEmailIntent',
     resultKey: 'updateUserEmailResult',
     run: updateUserEmail,
+  },
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_USER_NAME',
+    path: 'update_user_name',
+    intentKey: 'updateUserNameIntent',
+    resultKey: 'updateUserNameResult',
+    run: updateUserName,
+  },
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER',
+    path: 'update_user_phone_number',
+    intentKey: 'updateUserPhoneNumberIntent',
+    resultKey: 'updateUserPhoneNumberResult',
+    run: updateUserPhoneNumber,
+  },
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_USER_TAG',
+    path: 'update_user_tag',
+    intentKey: 'updateUserTagIntent',
+    resultKey: 'updateUserTagResult',
+    run: updateUserTag,
+  },
+  {
+    type: 'ACTIVITY_TYPE_DELETE_USER_TAGS',
+    path: 'delete_user_tags',
+    intentKey: 'deleteUserTagsIntent',
+    resultKey: 'deleteUserTagsResult',
+    run: deleteUserTags,
   },
   {
     type: 'ACTIVITY_TYPE_DELETE_USERS',

@@ -36,6 +36,7 @@ import { parseAddress } from '../../../chains/ethereum/index.js'; // --- eth sen
 import { sendContextOf } from '../send/context.js'; // --- eth send transaction ---
 import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
+import { CONTACT_KINDS, type ContactKind } from '../store/types.js'; // --- administration ---
 
 /** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
 const MAX_LIST_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -478,7 +479,65 @@ const SEND_QUERIES: Record<string, QueryHandler> = {
 };
 // --- end eth send transaction ---
 
+// --- administration --- (issue 10) the organization's configuration, verified sub-organizations and
+// private-key tags, as @turnkey/sdk-server's getOrganizationConfigs, getVerifiedSubOrgIds and
+// listPrivateKeyTags read them.
+const ADMIN_QUERIES: Record<string, QueryHandler> = {
+  get_organization_configs: async (ctx) => {
+    const org = ctx.organization;
+    const users = await ctx.store.listUsers(org.id);
+    return {
+      configs: {
+        features: (await ctx.store.listOrganizationFeatures(org.id)).map((f) => ({
+          name: f.name,
+          value: f.value,
+        })),
+        quorum: {
+          threshold: org.rootQuorumThreshold,
+          userIds: users.filter((u) => u.isRoot).map((u) => u.id),
+        },
+      },
+    };
+  },
+  // A sub-organization is listed when one of its users proved the contact with a verification
+  // token (create_sub_organization, update_user_email, update_user_phone_number) and still has it.
+  list_verified_suborgs: async (ctx, body) => {
+    const page = pageLimit(body);
+    const filterType = optString(body, 'filterType', 'body') || undefined;
+    const filterValue = optString(body, 'filterValue', 'body') || undefined;
+    if (filterType === undefined) {
+      if (filterValue !== undefined) throw invalid('filterType', 'is required with filterValue');
+      return {
+        organizationIds: await ctx.store.listVerifiedSubOrganizationIds(ctx.organization.id, undefined, page),
+      };
+    }
+    if (!(CONTACT_KINDS as readonly string[]).includes(filterType))
+      throw invalid(
+        'filterType',
+        `must be one of ${CONTACT_KINDS.join(', ')} (verification covers contacts only)`,
+      );
+    return {
+      organizationIds: await ctx.store.listVerifiedSubOrganizationIds(
+        ctx.organization.id,
+        { kind: filterType as ContactKind, value: filterValue },
+        page,
+      ),
+    };
+  },
+  list_private_key_tags: async (ctx) => ({
+    privateKeyTags: (await ctx.store.listPrivateKeyTags(ctx.organization.id)).map((t) => ({
+      tagId: t.id,
+      tagName: t.name,
+      tagType: 'TAG_TYPE_PRIVATE_KEY',
+      createdAt: timestampOf(t.createdAtMs),
+      updatedAt: timestampOf(t.updatedAtMs),
+    })),
+  }),
+};
+// --- end administration ---
+
 const QUERIES: Record<string, QueryHandler> = {
+  ...ADMIN_QUERIES, // --- administration ---
   ...SEND_QUERIES, // --- eth send transaction ---
   ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
   ...USER_QUERIES, // --- users ---

@@ -336,4 +336,27 @@ CREATE TABLE send_transaction_transitions (
 CREATE INDEX send_transaction_transitions_send ON send_transaction_transitions(send_id, at_ms);
 `,
   },
+  {
+    // --- administration --- (issue 10) a deleted sub-organization keeps its row (its activities
+    // still point at it) but is no longer found; private-key tags; contacts a user proved to hold.
+    version: 9,
+    sql: `
+ALTER TABLE organizations ADD COLUMN deleted_at_ms BIGINT;
+CREATE TABLE private_key_tags (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  name TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL,
+  UNIQUE (organization_id, name)
+);
+CREATE TABLE verified_contacts (
+  user_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  value TEXT NOT NULL,
+  verified_at_ms BIGINT NOT NULL,
+  PRIMARY KEY (user_id, kind)
+);
+`,
+  },
 ];

@@ -42,6 +42,7 @@ import type {
   SendTransactionRecord, // --- eth send transaction ---
   SendKind, // --- eth send transaction ---
   SendTransactionStatus, // --- eth send transaction ---
+  PrivateKeyTagRecord, // --- administration ---
 } from './types.js';
 
 type Row = Record<string, unknown>;
@@ -319,7 +320,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     accountExists: q(
       'SELECT 1 FROM wallet_accounts WHERE wallet_id = ? AND curve = ? AND path = ? AND address_format = ?',
     ),
-    org: q('SELECT * FROM organizations WHERE id = ?'),
+    org: q('SELECT * FROM organizations WHERE id = ? AND deleted_at_ms IS NULL'),
     user: q('SELECT * FROM users WHERE id = ?'),
     users: q('SELECT * FROM users WHERE organization_id = ? ORDER BY created_at_ms, id'),
     apiKeysOfUser: q('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at_ms, id'),
@@ -404,7 +405,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const otherResources = otherResourcesParts(db); // --- other resources ---
   const suborgs = suborgParts(db); // --- sub-organizations and sessions ---
   const sends = sendParts(db); // --- eth send transaction ---
+  const admin = adminParts(db, toKey); // --- administration ---
   const tx: StoreTx = {
+    ...admin.tx, // --- administration ---
     ...sends.tx, // --- eth send transaction ---
     ...suborgs.tx, // --- sub-organizations and sessions ---
     ...otherResources.tx, // --- other resources ---
@@ -613,6 +616,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const store: Store = {
+    ...admin.read, // --- administration ---
     ...sends.read, // --- eth send transaction ---
     ...suborgs.read, // --- sub-organizations and sessions ---
     ...otherResources.read, // --- other resources ---
@@ -1205,11 +1209,12 @@ function suborgParts(db: Database.Database): {
     useToken: p(
       'INSERT INTO used_verification_tokens (id, organization_id, used_at_ms) VALUES (?,?,?) ON CONFLICT (id) DO NOTHING',
     ),
-    subName: p('SELECT 1 FROM organizations WHERE parent_id = ? AND name = ?'),
+    subName: p('SELECT 1 FROM organizations WHERE parent_id = ? AND name = ? AND deleted_at_ms IS NULL'),
   };
   // One statement per filter; the value is compared exactly except emails (case-insensitive) and
   // public keys (stored lower-case hex).
-  const base = 'SELECT o.id FROM organizations o WHERE o.parent_id = ? AND o.id > ? AND o.id < ?';
+  const base =
+    'SELECT o.id FROM organizations o WHERE o.parent_id = ? AND o.deleted_at_ms IS NULL AND o.id > ? AND o.id < ?';
   const tail = ' ORDER BY o.id LIMIT ?';
   const filters = {
     NONE: p(base + tail),
@@ -1408,3 +1413,171 @@ function sendParts(db: Database.Database): {
   };
 }
 // --- end eth send transaction ---
+
+// --- administration ---
+// Renames, root quorum changes, deletions, private-key tags and verified contacts (issue 10); spread
+// into the store's transaction and read objects above.
+function adminParts(
+  db: Database.Database,
+  toKey: (r: Row) => PrivateKeyRecord,
+): {
+  tx: Pick<
+    StoreTx,
+    | 'renameOrganization'
+    | 'setRootQuorum'
+    | 'listUsersOfOrganization'
+    | 'renameWallet'
+    | 'getWalletAccount'
+    | 'deleteWalletAccount'
+    | 'getPrivateKey'
+    | 'deletePrivateKey'
+    | 'renameUserTag'
+    | 'removeUserFromTag'
+    | 'deleteUserTag'
+    | 'insertPrivateKeyTag'
+    | 'privateKeyTagNameTaken'
+    | 'tagPrivateKey'
+    | 'markContactVerified'
+    | 'deleteOrganization'
+  >;
+  read: Pick<Store, 'listPrivateKeyTags' | 'listVerifiedSubOrganizationIds'>;
+} {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    renameOrg: p('UPDATE organizations SET name = ? WHERE id = ? AND deleted_at_ms IS NULL'),
+    threshold: p('UPDATE organizations SET root_quorum_threshold = ? WHERE id = ?'),
+    clearRoot: p('UPDATE users SET is_root = 0 WHERE organization_id = ?'),
+    setRoot: p('UPDATE users SET is_root = 1 WHERE organization_id = ? AND id = ?'),
+    users: p('SELECT * FROM users WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    renameWallet: p('UPDATE wallets SET name = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?'),
+    account: p('SELECT * FROM wallet_accounts WHERE organization_id = ? AND id = ?'),
+    delAccount: p('DELETE FROM wallet_accounts WHERE organization_id = ? AND id = ?'),
+    key: p('SELECT * FROM private_keys WHERE organization_id = ? AND id = ?'),
+    delKeyAddrs: p('DELETE FROM private_key_addresses WHERE organization_id = ? AND private_key_id = ?'),
+    delKey: p('DELETE FROM private_keys WHERE organization_id = ? AND id = ?'),
+    keyTags: p('SELECT tags_json FROM private_keys WHERE organization_id = ? AND id = ?'),
+    setKeyTags: p(
+      'UPDATE private_keys SET tags_json = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
+    ),
+    renameTag: p('UPDATE user_tags SET name = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?'),
+    removeMember: p('DELETE FROM user_tag_members WHERE tag_id = ? AND user_id = ?'),
+    tagMembers: p('SELECT user_id FROM user_tag_members WHERE tag_id = ? ORDER BY user_id'),
+    delMembers: p('DELETE FROM user_tag_members WHERE tag_id = ?'),
+    delTag: p('DELETE FROM user_tags WHERE organization_id = ? AND id = ?'),
+    insKeyTag: p(
+      'INSERT INTO private_key_tags (id, organization_id, name, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?)',
+    ),
+    keyTagName: p('SELECT 1 FROM private_key_tags WHERE organization_id = ? AND name = ?'),
+    keyTagsOfOrg: p('SELECT * FROM private_key_tags WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    verified: p(
+      `INSERT INTO verified_contacts (user_id, kind, value, verified_at_ms) VALUES (?,?,?,?)
+       ON CONFLICT (user_id, kind) DO UPDATE SET value = excluded.value, verified_at_ms = excluded.verified_at_ms`,
+    ),
+    // Everything of the organization that can authenticate or sign, children before parents.
+    purge: [
+      'DELETE FROM login_sessions WHERE organization_id = ?',
+      'DELETE FROM api_keys WHERE organization_id = ?',
+      'DELETE FROM authenticators WHERE organization_id = ?',
+      'DELETE FROM oauth_providers WHERE organization_id = ?',
+      'DELETE FROM wallet_accounts WHERE organization_id = ?',
+      'DELETE FROM wallets WHERE organization_id = ?',
+      'DELETE FROM private_key_addresses WHERE organization_id = ?',
+      'DELETE FROM private_keys WHERE organization_id = ?',
+    ].map(p),
+    markDeleted: p(
+      'UPDATE organizations SET deleted_at_ms = ? WHERE id = ? AND parent_id IS NOT NULL AND deleted_at_ms IS NULL',
+    ),
+  };
+  // A user's contact counts as verified while the verified value is still the user's own.
+  const verifiedBase = `SELECT o.id FROM organizations o WHERE o.parent_id = ? AND o.deleted_at_ms IS NULL
+    AND o.id > ? AND o.id < ? AND EXISTS (SELECT 1 FROM users u JOIN verified_contacts v ON v.user_id = u.id
+    WHERE u.organization_id = o.id`;
+  const verifiedBy = {
+    EMAIL: {
+      any: p(`${verifiedBase} AND v.kind = 'EMAIL' AND lower(u.email) = v.value) ORDER BY o.id LIMIT ?`),
+      value: p(
+        `${verifiedBase} AND v.kind = 'EMAIL' AND lower(u.email) = v.value AND v.value = lower(?)) ORDER BY o.id LIMIT ?`,
+      ),
+    },
+    PHONE_NUMBER: {
+      any: p(
+        `${verifiedBase} AND v.kind = 'PHONE_NUMBER' AND u.phone_number = v.value) ORDER BY o.id LIMIT ?`,
+      ),
+      value: p(
+        `${verifiedBase} AND v.kind = 'PHONE_NUMBER' AND u.phone_number = v.value AND v.value = ?) ORDER BY o.id LIMIT ?`,
+      ),
+    },
+  };
+  const verifiedAny = p(`${verifiedBase} AND ((v.kind = 'EMAIL' AND lower(u.email) = v.value)
+    OR (v.kind = 'PHONE_NUMBER' AND u.phone_number = v.value))) ORDER BY o.id LIMIT ?`);
+  const toKeyTag = (r: Row): PrivateKeyTagRecord => ({
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    name: str(r.name),
+    createdAtMs: num(r.created_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
+  });
+  return {
+    tx: {
+      renameOrganization: (id, name) => s.renameOrg.run(name, id).changes === 1,
+      setRootQuorum: (org, threshold, userIds) => {
+        s.clearRoot.run(org);
+        for (const id of userIds) s.setRoot.run(org, id);
+        s.threshold.run(threshold, org);
+      },
+      listUsersOfOrganization: (org) => (s.users.all(org) as Row[]).map(toUser),
+      renameWallet: (org, id, name, nowMs) => s.renameWallet.run(name, nowMs, org, id).changes === 1,
+      getWalletAccount: (org, id) => {
+        const r = s.account.get(org, id) as Row | undefined;
+        return r && toAccount(r);
+      },
+      deleteWalletAccount: (org, id) => s.delAccount.run(org, id).changes === 1,
+      getPrivateKey: (org, id) => {
+        const r = s.key.get(org, id) as Row | undefined;
+        return r && toKey(r);
+      },
+      deletePrivateKey: (org, id) => {
+        s.delKeyAddrs.run(org, id);
+        return s.delKey.run(org, id).changes === 1;
+      },
+      renameUserTag: (org, id, name, nowMs) => s.renameTag.run(name, nowMs, org, id).changes === 1,
+      removeUserFromTag: (tagId, userId) => void s.removeMember.run(tagId, userId),
+      deleteUserTag: (org, id) => {
+        const members = (s.tagMembers.all(id) as Row[]).map((r) => str(r.user_id));
+        s.delMembers.run(id);
+        return s.delTag.run(org, id).changes === 1 ? members : null;
+      },
+      insertPrivateKeyTag: (r) =>
+        void s.insKeyTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs),
+      privateKeyTagNameTaken: (org, name) => s.keyTagName.get(org, name) !== undefined,
+      tagPrivateKey: (org, keyId, tagId, nowMs) => {
+        const r = s.keyTags.get(org, keyId) as Row | undefined;
+        if (r === undefined) return;
+        const tags = JSON.parse(str(r.tags_json)) as string[];
+        if (tags.includes(tagId)) return;
+        s.setKeyTags.run(JSON.stringify([...tags, tagId]), nowMs, org, keyId);
+      },
+      markContactVerified: (userId, kind, value, nowMs) =>
+        void s.verified.run(userId, kind, kind === 'EMAIL' ? value.toLowerCase() : value, nowMs),
+      deleteOrganization: (id, nowMs) => {
+        if (s.markDeleted.run(nowMs, id).changes !== 1) return false;
+        for (const st of s.purge) st.run(id);
+        return true;
+      },
+    },
+    read: {
+      listPrivateKeyTags: async (org) => (s.keyTagsOfOrg.all(org) as Row[]).map(toKeyTag),
+      listVerifiedSubOrganizationIds: async (parentId, filter, page) => {
+        const range = [parentId, page.after ?? '', page.before ?? '\uffff'];
+        const out =
+          filter === undefined
+            ? verifiedAny.all(...range, page.limit)
+            : filter.value === undefined
+              ? verifiedBy[filter.kind].any.all(...range, page.limit)
+              : verifiedBy[filter.kind].value.all(...range, filter.value, page.limit);
+        return (out as Row[]).map((r) => str(r.id));
+      },
+    },
+  };
+}
+// --- end administration ---

@@ -639,3 +639,61 @@ export interface Store {
   listSendTransactionTransitions(id: string): Promise<SendTransactionTransition[]>;
 }
 // --- end eth send transaction ---
+
+// --- administration ---
+// Renames, root quorum changes, deletions, private-key tags and verified contacts (issue 10), added
+// to the store interfaces by declaration merging so this area stays one block.
+
+export interface PrivateKeyTagRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** A contact a user proved they hold (a verification token for that exact value). */
+export const CONTACT_KINDS = ['EMAIL', 'PHONE_NUMBER'] as const;
+export type ContactKind = (typeof CONTACT_KINDS)[number];
+
+export interface StoreTx {
+  /** False if no such (live) organization. */
+  renameOrganization(id: string, name: string): boolean;
+  /** Makes exactly `userIds` the organization's root users and sets the threshold. */
+  setRootQuorum(organizationId: string, threshold: number, userIds: readonly string[]): void;
+  listUsersOfOrganization(organizationId: string): UserRecord[];
+  renameWallet(organizationId: string, id: string, name: string, nowMs: number): boolean;
+  getWalletAccount(organizationId: string, id: string): WalletAccountRecord | undefined;
+  /** Deletes one account (and its sealed key); false if no such account. */
+  deleteWalletAccount(organizationId: string, id: string): boolean;
+  getPrivateKey(organizationId: string, id: string): PrivateKeyRecord | undefined;
+  /** Deletes a private key with its addresses (and its sealed key); false if no such key. */
+  deletePrivateKey(organizationId: string, id: string): boolean;
+  renameUserTag(organizationId: string, id: string, name: string, nowMs: number): boolean;
+  removeUserFromTag(tagId: string, userId: string): void;
+  /** Deletes a user tag and its memberships; returns the users that carried it (null: no such tag). */
+  deleteUserTag(organizationId: string, id: string): string[] | null;
+  insertPrivateKeyTag(r: PrivateKeyTagRecord): void;
+  privateKeyTagNameTaken(organizationId: string, name: string): boolean;
+  /** Adds the tag id to the key's tags (once). */
+  tagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): void;
+  /** Records that the user holds `value` (compared case-insensitively for emails). */
+  markContactVerified(userId: string, kind: ContactKind, value: string, nowMs: number): void;
+  /**
+   * Marks a sub-organization deleted and removes its key material and credentials (wallets,
+   * accounts, private keys, API keys, authenticators, OAuth providers, sessions). The activity
+   * history stays, so the deleting activity itself remains readable to the parent.
+   */
+  deleteOrganization(id: string, nowMs: number): boolean;
+}
+
+export interface Store {
+  listPrivateKeyTags(organizationId: string): Promise<PrivateKeyTagRecord[]>;
+  /** Sub-organizations of `parentId` with a user whose current `kind` contact is verified (and equals `value` when given). */
+  listVerifiedSubOrganizationIds(
+    parentId: string,
+    filter: { readonly kind: ContactKind; readonly value: string | undefined } | undefined,
+    page: ListPage,
+  ): Promise<string[]>;
+}
+// --- end administration ---
