@@ -25,17 +25,22 @@ describe('discovery keys', () => {
   });
   afterAll(() => h?.close());
 
-  it('publishes four distinct uncompressed P-256 keys without a stamp', () => {
+  it('publishes distinct uncompressed P-256 keys without a stamp (the app-proof key is two of them)', () => {
     expect(Object.keys(keys).sort()).toEqual(
       [
+        'appProofPublicKey',
         'notarizerPublicKey',
         'onRampEncryptionPublicKey',
         'signerPublicKey',
         'tlsFetcherEncryptPublicKey',
       ].sort(),
     );
-    for (const v of Object.values(keys)) expect(v).toMatch(/^04[0-9a-f]{128}$/);
-    expect(new Set(Object.values(keys)).size).toBe(4);
+    const { appProofPublicKey, ...single } = keys;
+    for (const v of Object.values(single)) expect(v).toMatch(/^04[0-9a-f]{128}$/);
+    // Encryption ‖ signing, as Turnkey's app proofs carry an enclave's key pair.
+    expect(appProofPublicKey).toMatch(/^04[0-9a-f]{128}04[0-9a-f]{128}$/);
+    const all = [...Object.values(single), appProofPublicKey!.slice(0, 130), appProofPublicKey!.slice(130)];
+    expect(new Set(all).size).toBe(6);
   });
 
   it('opens an export bundle with signerPublicKey as the override', async () => {

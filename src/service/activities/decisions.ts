@@ -3,6 +3,7 @@
  * consensus. An approval re-runs the policy gate with the approvals that still count; once it
  * allows, the original activity runs now, from its stored intent, and completes. A reject ends it.
  */
+import { appProofsJson } from '../appProofs.js';
 import { randomUUID } from 'node:crypto';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import type { KeyVault } from '../keys/index.js';
@@ -190,6 +191,16 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
       case 'OUTCOME_ALLOW': {
         try {
           const outcome = await def.run(ctx, params);
+          // Proofs were asked for at submission ('[]' recorded then); they name this completion.
+          const appProofs =
+            target.appProofsJson == null
+              ? undefined
+              : await appProofsJson(
+                  { store, vault: ctx.vault },
+                  { activityId: target.id, activityType: def.type, organizationId: org.id, nowMs },
+                  params,
+                  outcome.result,
+                );
           await store.write((tx) => {
             outcome.write?.(tx);
             tx.insertVote(v);
@@ -200,6 +211,7 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
                 resultJson: JSON.stringify(outcome.result),
                 failureJson: null,
                 updatedAtMs: nowMs,
+                ...(appProofs === undefined ? {} : { appProofsJson: appProofs }),
               })
             )
               throw new CountersignError('INTERNAL', `activity ${target.id} was decided concurrently`);

@@ -94,6 +94,7 @@ export function activityResponse(
       intent,
       result: { ...result, activity: nested },
       votes: voteJson,
+      ...(a.appProofsJson == null ? {} : { appProofs: JSON.parse(a.appProofsJson) as unknown }),
       fingerprint: a.fingerprint,
       canApprove: pending,
       canReject: pending,

@@ -27,6 +27,7 @@ import { isQuery, runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
+import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation } from '../appProofs.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
 import {
@@ -51,6 +52,8 @@ export interface ApiHandlerOptions {
 const SUBMIT_PREFIX = '/public/v1/submit/';
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
 export const DISCOVERY_KEYS_PATH = '/public/v1/discovery/keys';
+/** countersign's own query: the running build and its app-proof key, signed by the service signer key. */
+export const BUILD_ATTESTATION_QUERY = 'get_build_attestation';
 const QUERY_PREFIX = '/public/v1/query/';
 
 const json = (status: number, value: unknown): TransportResponse => ({
@@ -285,6 +288,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   ): Promise<TransportResponse> {
     const timestampMs = checkFreshness(body);
     const submitted = parametersOf(body);
+    const wantsProofs = appProofsRequested(body);
     if (caller.credentialOrgId !== org.id)
       throw new CountersignError(
         'REQUEST_NOT_AUTHORIZED',
@@ -352,6 +356,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           ...base,
           status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED',
           resultJson: null,
+          // '[]' remembers the request for proofs; approve_activity signs them when it completes.
+          appProofsJson: wantsProofs ? '[]' : null,
         };
         await store.write((tx) => {
           tx.insertActivity(record, [vote]);
@@ -372,6 +378,14 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       ...base,
       status: 'ACTIVITY_STATUS_COMPLETED',
       resultJson: JSON.stringify(outcome.result),
+      appProofsJson: wantsProofs
+        ? await appProofsJson(
+            { store, vault },
+            { activityId, activityType: def.type, organizationId: org.id, nowMs },
+            params,
+            outcome.result,
+          )
+        : null,
     };
     await store.write((tx) => {
       outcome.write?.(tx);
@@ -404,6 +418,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           body,
         }),
       );
+    if (name === BUILD_ATTESTATION_QUERY)
+      return json(200, { buildAttestation: await buildAttestation({ store, vault }, now()) });
     return json(200, await runQuery(name, { store, organization: org, user: caller.user }, body));
   }
 
@@ -413,7 +429,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     if (path.startsWith(SUBMIT_PREFIX)) return paths.has(path.slice(SUBMIT_PREFIX.length)) ? path : 'other';
     if (path.startsWith(QUERY_PREFIX)) {
       const name = path.slice(QUERY_PREFIX.length);
-      return isQuery(name) || name === EVALUATE_POLICIES_QUERY ? path : 'other';
+      return isQuery(name) || name === EVALUATE_POLICIES_QUERY || name === BUILD_ATTESTATION_QUERY
+        ? path
+        : 'other';
     }
     return 'other';
   }
@@ -433,6 +451,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       notarizerPublicKey: await hex(SERVICE_NOTARIZER_KEY_ID),
       tlsFetcherEncryptPublicKey: await hex(SERVICE_TLS_FETCHER_KEY_ID),
       onRampEncryptionPublicKey: await hex(SERVICE_ONRAMP_KEY_ID),
+      appProofPublicKey: await appProofPublicKey(store),
     };
     return publishedKeys;
   }
@@ -447,7 +466,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     }
     if (req.path.startsWith(QUERY_PREFIX)) {
       const name = req.path.slice(QUERY_PREFIX.length);
-      if (!isQuery(name) && name !== EVALUATE_POLICIES_QUERY)
+      if (!isQuery(name) && name !== EVALUATE_POLICIES_QUERY && name !== BUILD_ATTESTATION_QUERY)
         throw new CountersignError('ROUTE_NOT_FOUND', `unknown query path /public/v1/query/${name}`);
       return query(name, req.body, parseStamp(req.headers));
     }

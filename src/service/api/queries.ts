@@ -524,6 +524,12 @@ const ADMIN_QUERIES: Record<string, QueryHandler> = {
       ),
     };
   },
+  list_app_proofs: async (ctx, body) => {
+    const id = reqUuid(body, 'activityId', 'body');
+    const a = await ctx.store.getActivity(ctx.organization.id, id.toLowerCase());
+    if (a === undefined) throw notFound('activityId', 'activity');
+    return { appProofs: a.appProofsJson == null ? [] : (JSON.parse(a.appProofsJson) as unknown[]) };
+  },
   list_private_key_tags: async (ctx) => ({
     privateKeyTags: (await ctx.store.listPrivateKeyTags(ctx.organization.id)).map((t) => ({
       tagId: t.id,

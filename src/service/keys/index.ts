@@ -33,6 +33,8 @@ export {
   type HpkeSenderContext,
 } from './hpke.js';
 export {
+  SERVICE_APP_PROOF_ENCRYPT_KEY_ID,
+  SERVICE_APP_PROOF_SIGN_KEY_ID,
   SERVICE_KEY_IDS,
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -41,5 +43,6 @@ export {
   generateServiceKey,
   signWithServiceKey,
   verifyServiceKey,
+  withServiceKey,
   type SealedServiceKey,
 } from './serviceKey.js';

@@ -18,12 +18,19 @@ export const SERVICE_TLS_FETCHER_KEY_ID = 'service-tls-fetcher-p256';
 /** The key clients encrypt on-ramp credentials to. */
 export const SERVICE_ONRAMP_KEY_ID = 'service-onramp-p256';
 
+/** Signs app proofs (the signing half of Turnkey's enclave "ephemeral key"). */
+export const SERVICE_APP_PROOF_SIGN_KEY_ID = 'service-app-proof-sign-p256';
+/** The encryption half app proofs carry beside the signing key (nothing is decrypted with it yet). */
+export const SERVICE_APP_PROOF_ENCRYPT_KEY_ID = 'service-app-proof-encrypt-p256';
+
 /** Every service key, each created on first start and published by `GET /public/v1/discovery/keys`. */
 export const SERVICE_KEY_IDS = [
   SERVICE_SIGNER_KEY_ID,
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_TLS_FETCHER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
+  SERVICE_APP_PROOF_SIGN_KEY_ID,
+  SERVICE_APP_PROOF_ENCRYPT_KEY_ID,
 ] as const;
 
 export interface SealedServiceKey {
@@ -57,6 +64,20 @@ export function signWithServiceKey(input: {
   try {
     assertServiceKeyMatches(secret, input.key.publicKey);
     return p256.sign(input.message, secret, { prehash: true, lowS: true, format: 'der' });
+  } finally {
+    zeroize(secret);
+  }
+}
+
+/**
+ * Runs `use` with the opened scalar (checked against its public key) and zeroes it after, for a
+ * caller that signs several messages or wants another encoding than {@link signWithServiceKey}'s.
+ */
+export function withServiceKey<T>(vault: KeyVault, key: SealedServiceKey, use: (secret: Uint8Array) => T): T {
+  const secret = vault.open(key.sealedKey, key.id);
+  try {
+    assertServiceKeyMatches(secret, key.publicKey);
+    return use(secret);
   } finally {
     zeroize(secret);
   }

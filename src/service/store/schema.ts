@@ -338,10 +338,12 @@ CREATE INDEX send_transaction_transitions_send ON send_transaction_transitions(s
   },
   {
     // --- administration --- (issue 10) a deleted sub-organization keeps its row (its activities
-    // still point at it) but is no longer found; private-key tags; contacts a user proved to hold.
+    // still point at it) but is no longer found; private-key tags; contacts a user proved to hold; the
+    // app proofs an activity was asked for.
     version: 9,
     sql: `
 ALTER TABLE organizations ADD COLUMN deleted_at_ms BIGINT;
+ALTER TABLE activities ADD COLUMN app_proofs_json TEXT;
 CREATE TABLE private_key_tags (
   id TEXT PRIMARY KEY,
   organization_id TEXT NOT NULL REFERENCES organizations(id),

@@ -160,6 +160,7 @@ function toActivity(r: Row): ActivityRecord {
     timestampMs: str(r.timestamp_ms),
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
+    appProofsJson: nstr(r.app_proofs_json),
   };
 }
 
@@ -289,14 +290,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       'INSERT INTO private_key_addresses (private_key_id, organization_id, format, address, address_lc, position) VALUES (?,?,?,?,?,?)',
     ),
     insActivity: q(
-      `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent_key, intent_json, result_key, result_json, failure_json, timestamp_ms, created_at_ms, updated_at_ms)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent_key, intent_json, result_key, result_json, failure_json, timestamp_ms, created_at_ms, updated_at_ms, app_proofs_json)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ),
     insVote: q(
       'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)',
     ),
+    // app_proofs_json is kept unless the update brings proofs.
     updActivity: q(
-      'UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ? WHERE id = ? AND status = ?',
+      'UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json) WHERE id = ? AND status = ?',
     ),
     insPolicy: q(
       `INSERT INTO policies (id, organization_id, name, effect, condition_src, consensus_src, time_src, notes, created_at_ms, updated_at_ms)
@@ -493,7 +495,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     insertVote: (v) => insertVote(v),
     updateActivity: (id, expected, u) =>
-      s.updActivity.run(u.status, u.resultJson, u.failureJson, u.updatedAtMs, id, expected).changes === 1,
+      s.updActivity.run(u.status, u.resultJson, u.failureJson, u.updatedAtMs, u.appProofsJson ?? null, id, expected)
+        .changes === 1,
     insertPolicy: (r) =>
       void s.insPolicy.run(
         r.id,
@@ -550,6 +553,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.timestampMs,
         r.createdAtMs,
         r.updatedAtMs,
+        r.appProofsJson ?? null,
       );
       for (const v of votes) insertVote(v);
     },

@@ -136,6 +136,11 @@ export interface ActivityRecord {
   readonly timestampMs: string;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
+  /**
+   * The app proofs (a JSON array) when the request asked for them (`generateAppProofs`): `[]` while
+   * the activity waits for consensus, filled when it completes; null/absent when not asked.
+   */
+  readonly appProofsJson?: string | null;
 }
 
 export const POLICY_EFFECT_VALUES = ['EFFECT_ALLOW', 'EFFECT_DENY'] as const;
@@ -175,6 +180,8 @@ export interface ActivityUpdate {
   readonly resultJson: string | null;
   readonly failureJson: string | null;
   readonly updatedAtMs: number;
+  /** Replaces the app proofs when given; absent keeps what is stored. */
+  readonly appProofsJson?: string;
 }
 
 /** Writes run inside one transaction; every method is synchronous within it. */
