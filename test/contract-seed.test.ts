@@ -30,14 +30,10 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount, publicKeyToAddress } from 'viem/accounts';
-import {
-  KeyVault,
-  SERVICE_SIGNER_KEY_ID,
-  loadOrCreateMasterKey,
-  signWithServiceKey,
-} from '../src/service/keys/index.js';
+import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { serviceVerificationToken } from './helpers/verification.js';
 
 type Json = Record<string, any>;
 type Keys = { apiPublicKey: string; apiPrivateKey: string };
@@ -109,26 +105,8 @@ async function refusal(p: Promise<unknown>): Promise<TurnkeyRequestError> {
 }
 
 /** A verification token signed by the service's key, as the OTP flow would issue it. */
-async function verificationToken(contact: string): Promise<string> {
-  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const claims = {
-    id: randomUUID(),
-    verification_type: 'OTP_TYPE_EMAIL',
-    contact,
-    organization_id: org,
-    public_key: '',
-    exp: String(Date.now() + 600_000),
-  };
-  const input = `${enc({ alg: 'ES256', typ: 'JWT' })}.${enc(claims)}`;
-  const master = loadOrCreateMasterKey({ dataDir: h.dataDir });
-  const vault = new KeyVault(master);
-  master.fill(0);
-  const key = await h.service.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
-  if (key === undefined) throw new Error('no service key');
-  const der = signWithServiceKey({ vault, key, message: Buffer.from(input) });
-  const compact = p256.Signature.fromBytes(der, 'der').toBytes('compact');
-  return `${input}.${Buffer.from(compact).toString('base64url')}`;
-}
+const verificationToken = (contact: string): Promise<string> =>
+  serviceVerificationToken(h, { contact, organizationId: org });
 
 const msOf = (t: { seconds: string; nanos: string }) =>
   String(BigInt(t.seconds) * 1000n + BigInt(t.nanos) / 1_000_000n);

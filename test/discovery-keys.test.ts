@@ -5,10 +5,16 @@
  */
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { decryptExportBundle, generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
+import {
+  decryptExportBundle,
+  generateP256KeyPair,
+  verifyOtpVerificationToken,
+  verifySessionJwtSignature,
+} from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from './helpers/api-key.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { serviceVerificationToken } from './helpers/verification.js';
 
 describe('discovery keys', () => {
   let h: EmbeddedHarness;
@@ -73,5 +79,19 @@ describe('discovery keys', () => {
     const jwt = String(res.activity.result.stampLoginResult?.session);
     expect(await verifySessionJwtSignature(jwt, keys.notarizerPublicKey)).toBe(true);
     expect(await verifySessionJwtSignature(jwt, keys.signerPublicKey)).toBe(false);
+  });
+
+  it("verifyOtpVerificationToken accepts the service's verification tokens with signerPublicKey", async () => {
+    const clientKey = generateP256KeyPair();
+    const token = await serviceVerificationToken(h, {
+      contact: 'otp@example.com',
+      organizationId: h.service.credentials.organizationId,
+      publicKey: clientKey.publicKey,
+    });
+    const claims = await verifyOtpVerificationToken(token, keys.signerPublicKey);
+    expect(claims).toMatchObject({ contact: 'otp@example.com', verification_type: 'OTP_TYPE_EMAIL' });
+    await expect(verifyOtpVerificationToken(token, keys.notarizerPublicKey)).rejects.toThrow(
+      /signature is invalid/,
+    );
   });
 });
