@@ -16,10 +16,7 @@ import { httpTransport } from './client/http-transport.js';
 import type { Transport } from './client/transport.js';
 import { assertGrpcListenerSecure, startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
 import { loadCallers, readApiKeyFile } from './daemon/callers.js';
-import { isQuery } from './service/api/queries.js';
-import { EVALUATE_POLICIES_QUERY } from './service/api/evaluate-policies.js';
-import { ACTIVITIES } from './service/activities/registry.js';
-import { DECISION_ACTIVITIES } from './service/activities/decisions.js';
+import { publicApiRoute, unservedRoute } from './service/api/routes.js';
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
 
@@ -74,19 +71,6 @@ function proxyHandler(): (req: { path: string }) => Promise<{ status: number; bo
     );
     return { status: 404, body: Buffer.from(JSON.stringify(toRpcStatus(e))) };
   };
-}
-
-/** Whether the public API serves a POST path (others are refused before their body is read). */
-function publicApiRoute(path: string): boolean {
-  if (path.startsWith('/public/v1/submit/')) {
-    const name = path.slice('/public/v1/submit/'.length);
-    return ACTIVITIES.some((d) => d.path === name) || DECISION_ACTIVITIES.some((d) => d.path === name);
-  }
-  if (path.startsWith('/public/v1/query/')) {
-    const name = path.slice('/public/v1/query/'.length);
-    return isQuery(name) || name === EVALUATE_POLICIES_QUERY;
-  }
-  return false;
 }
 
 let daemonMetricsSource: (() => string) | undefined;
@@ -163,6 +147,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       metrics: async () => (await service.metrics()) + daemonMetrics(),
       probe,
       routeExists: publicApiRoute,
+      unservedRoute,
       maxInFlight: config.apiMaxInFlight,
       maxBodyBytes: config.apiMaxBodyBytes,
       rateLimitPerKey: config.apiRateLimitPerKey,

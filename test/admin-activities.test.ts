@@ -228,6 +228,52 @@ describe('administration activities and queries', () => {
     expect(left).not.toContain(k2);
   });
 
+  it('update_private_key_tag renames and moves keys; delete_private_key_tags takes the tag off every key', async () => {
+    const made = await api.createPrivateKeys({
+      privateKeys: ['t1', 't2'].map((n) => ({
+        privateKeyName: n,
+        curve: 'CURVE_SECP256K1' as const,
+        addressFormats: [],
+        privateKeyTags: [],
+      })),
+    });
+    const [k1, k2] = made.privateKeys.map((k) => k.privateKeyId) as [string, string];
+    const { privateKeyTagId } = await api.createPrivateKeyTag({
+      privateKeyTagName: 'cold',
+      privateKeyIds: [k1],
+    });
+    await api.updatePrivateKeyTag({
+      privateKeyTagId,
+      newPrivateKeyTagName: 'frozen',
+      addPrivateKeyIds: [k2],
+      removePrivateKeyIds: [k1],
+    });
+    const tagsOf = async (id: string) =>
+      (await api.getPrivateKey({ privateKeyId: id })).privateKey.privateKeyTags;
+    expect(await tagsOf(k1)).not.toContain(privateKeyTagId);
+    expect(await tagsOf(k2)).toContain(privateKeyTagId);
+    expect(
+      (await api.listPrivateKeyTags({})).privateKeyTags.find((t) => t.tagId === privateKeyTagId)?.tagName,
+    ).toBe('frozen');
+    const unknownKey = await refusal(
+      api.updatePrivateKeyTag({
+        privateKeyTagId,
+        addPrivateKeyIds: ['00000000-0000-4000-8000-000000000003'],
+        removePrivateKeyIds: [],
+      }),
+    );
+    expect(unknownKey.message).toMatch(/parameters\.addPrivateKeyIds\.0/);
+
+    expect(await api.deletePrivateKeyTags({ privateKeyTagIds: [privateKeyTagId] })).toMatchObject({
+      privateKeyTagIds: [privateKeyTagId],
+      privateKeyIds: [k2],
+    });
+    expect(await tagsOf(k2)).not.toContain(privateKeyTagId);
+    expect((await api.listPrivateKeyTags({})).privateKeyTags.map((t) => t.tagId)).not.toContain(
+      privateKeyTagId,
+    );
+  });
+
   it('get_organization_configs reads the features and the root quorum', async () => {
     await api.setOrganizationFeature({
       name: 'FEATURE_NAME_WEBAUTHN_ORIGINS',

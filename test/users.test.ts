@@ -299,6 +299,13 @@ describe('create_users', () => {
         },
       ],
     });
+    // get_authenticator reads the same record by its id.
+    const [stored] = user.authenticators as Json[];
+    const one = await query('get_authenticator', {
+      organizationId: org,
+      authenticatorId: stored!.authenticatorId,
+    });
+    expect(one.authenticator).toEqual(stored);
     const apiKeys = user.apiKeys as Json[];
     // Keys created in one activity share a timestamp, so their order is not asserted.
     expect(apiKeys.map((k) => k.apiKeyName).sort()).toEqual(['ci', 'short']);

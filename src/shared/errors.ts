@@ -69,6 +69,8 @@ export const ERROR_TABLE = {
   NAME_NOT_UNIQUE: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   ACTIVITY_TYPE_UNSUPPORTED: { grpc: 3, turnkey: 'REQUEST_INVALID' },
   ROUTE_NOT_FOUND: { grpc: 5, turnkey: 'REQUEST_INVALID' },
+  // a path of Turnkey's API that countersign does not serve
+  ROUTE_UNIMPLEMENTED: { grpc: 12, turnkey: 'REQUEST_INVALID' },
   BODY_TOO_LARGE: { grpc: 8, turnkey: 'REQUEST_INVALID' },
   RESOURCE_LIMIT_EXCEEDED: { grpc: 8, turnkey: 'REQUEST_INVALID' },
   // an array in the request is longer than one request may carry (split the request)

@@ -7,7 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import type { PrivateKeyTagRecord, StoreTx } from '../store/types.js';
-import { notFound, optBool, optString, reqArray, reqString, reqUuid, type Params } from './params.js';
+import {
+  notFound,
+  optArray,
+  optBool,
+  optString,
+  reqArray,
+  reqString,
+  reqUuid,
+  type Params,
+} from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
 import { nonEmpty, uuidList } from './users.js';
 
@@ -193,6 +202,64 @@ const createPrivateKeyTag = async (ctx: ActivityContext, p: Params): Promise<Act
   };
 };
 
+const updatePrivateKeyTag = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const id = reqUuid(p, 'privateKeyTagId', PREFIX).toLowerCase();
+  const newName = optString(p, 'newPrivateKeyTagName', PREFIX);
+  if (newName !== undefined && newName.trim() === '')
+    throw invalid(`${PREFIX}.newPrivateKeyTagName`, 'must not be empty');
+  const addField = `${PREFIX}.addPrivateKeyIds`;
+  const removeField = `${PREFIX}.removePrivateKeyIds`;
+  const add = uuidList(optArray(p, 'addPrivateKeyIds', PREFIX) ?? [], addField, 'private key');
+  const remove = uuidList(optArray(p, 'removePrivateKeyIds', PREFIX) ?? [], removeField, 'private key');
+  remove.forEach((k, i) => {
+    if (add.includes(k))
+      throw invalid(`${removeField}.${i}`, 'the same private key is also in addPrivateKeyIds');
+  });
+  const org = ctx.organization.id;
+  return {
+    result: { privateKeyTagId: id },
+    write: (tx) => {
+      const tag = tx.getPrivateKeyTag(org, id);
+      if (tag === undefined) throw notFound(`${PREFIX}.privateKeyTagId`, 'private key tag');
+      if (newName !== undefined && newName !== tag.name) {
+        if (tx.privateKeyTagNameTaken(org, newName))
+          throw notUnique(`${PREFIX}.newPrivateKeyTagName`, 'a private key tag');
+        tx.renamePrivateKeyTag(org, id, newName, ctx.nowMs);
+      }
+      const each = (ids: readonly string[], field: string, fn: (k: string) => void): void =>
+        ids.forEach((k, i) => {
+          if (tx.getPrivateKey(org, k) === undefined) throw notFound(`${field}.${i}`, 'private key');
+          fn(k);
+        });
+      each(add, addField, (k) => tx.tagPrivateKey(org, k, id, ctx.nowMs));
+      each(remove, removeField, (k) => tx.untagPrivateKey(org, k, id, ctx.nowMs));
+    },
+  };
+};
+
+const deletePrivateKeyTags = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const field = `${PREFIX}.privateKeyTagIds`;
+  const ids = idList(p, 'privateKeyTagIds', 'private key tag');
+  const org = ctx.organization.id;
+  const existing = new Set((await ctx.store.listPrivateKeyTags(org)).map((t) => t.id));
+  ids.forEach((id, i) => {
+    if (!existing.has(id)) throw notFound(`${field}.${i}`, 'private key tag');
+  });
+  // The keys that carry any of the tags, read before the write (the result is recorded with it).
+  const doomed = new Set(ids);
+  const privateKeyIds = (await ctx.store.listPrivateKeys(org))
+    .filter((k) => k.tags.some((t) => doomed.has(t)))
+    .map((k) => k.id);
+  return {
+    result: { privateKeyTagIds: ids, privateKeyIds },
+    write: (tx) =>
+      ids.forEach((id, i) => {
+        if (tx.deletePrivateKeyTag(org, id, ctx.nowMs) === null)
+          throw notFound(`${field}.${i}`, 'private key tag');
+      }),
+  };
+};
+
 // ---- policies ----
 
 const deletePolicies = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
@@ -257,6 +324,20 @@ export const ADMIN_ACTIVITIES: readonly ActivityDefinition[] = [
     intentKey: 'createPrivateKeyTagIntent',
     resultKey: 'createPrivateKeyTagResult',
     run: createPrivateKeyTag,
+  },
+  {
+    type: 'ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG',
+    path: 'update_private_key_tag',
+    intentKey: 'updatePrivateKeyTagIntent',
+    resultKey: 'updatePrivateKeyTagResult',
+    run: updatePrivateKeyTag,
+  },
+  {
+    type: 'ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS',
+    path: 'delete_private_key_tags',
+    intentKey: 'deletePrivateKeyTagsIntent',
+    resultKey: 'deletePrivateKeyTagsResult',
+    run: deletePrivateKeyTags,
   },
   {
     type: 'ACTIVITY_TYPE_DELETE_POLICIES',

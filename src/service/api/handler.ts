@@ -23,10 +23,19 @@ import { sealSecretParams } from '../activities/sealSecretParams.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../policy-gate.js';
 import { activityResponse } from './envelope.js';
-import { isQuery, runQuery, votesWithUsers } from './queries.js';
+import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
+import {
+  BUILD_ATTESTATION_QUERY,
+  publicApiRoute,
+  QUERY_PREFIX,
+  servesQuery,
+  servesSubmit,
+  SUBMIT_PREFIX,
+  unservedRoute,
+} from './routes.js';
 import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation } from '../appProofs.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
@@ -49,12 +58,8 @@ export interface ApiHandlerOptions {
   readonly now?: () => number;
 }
 
-const SUBMIT_PREFIX = '/public/v1/submit/';
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
 export const DISCOVERY_KEYS_PATH = '/public/v1/discovery/keys';
-/** countersign's own query: the running build and its app-proof key, signed by the service signer key. */
-export const BUILD_ATTESTATION_QUERY = 'get_build_attestation';
-const QUERY_PREFIX = '/public/v1/query/';
 
 const json = (status: number, value: unknown): TransportResponse => ({
   status,
@@ -86,7 +91,6 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   const { store, vault, logger, metrics } = opts;
   const now = opts.now ?? Date.now;
   const byType = new Map<string, ActivityDefinition>(ACTIVITIES.map((d) => [d.type, d]));
-  const paths = new Set([...ACTIVITIES.map((d) => d.path), ...DECISION_ACTIVITIES.map((d) => d.path)]);
   const decisionsByType = new Map<string, DecisionDefinition>(DECISION_ACTIVITIES.map((d) => [d.type, d]));
   const decide = createDecider({ store, vault, definitions: byType });
   // Identical bodies in flight at once share one execution, so a body is never signed twice.
@@ -426,14 +430,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   /** The route as a metric label: a known path, or 'other' (never a name a client made up). */
   function routeLabel(path: string): string {
     if (path === DISCOVERY_KEYS_PATH) return path;
-    if (path.startsWith(SUBMIT_PREFIX)) return paths.has(path.slice(SUBMIT_PREFIX.length)) ? path : 'other';
-    if (path.startsWith(QUERY_PREFIX)) {
-      const name = path.slice(QUERY_PREFIX.length);
-      return isQuery(name) || name === EVALUATE_POLICIES_QUERY || name === BUILD_ATTESTATION_QUERY
-        ? path
-        : 'other';
-    }
-    return 'other';
+    return publicApiRoute(path) ? path : 'other';
   }
 
   let publishedKeys: Record<string, string> | undefined;
@@ -460,14 +457,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     if (req.path === DISCOVERY_KEYS_PATH) return json(200, await discoveryKeys());
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
-      if (!paths.has(name))
-        throw new CountersignError('ROUTE_NOT_FOUND', `unknown activity path /public/v1/submit/${name}`);
+      if (!servesSubmit(name)) throw unservedRoute(req.path);
       return submit(name, req.body, parseStamp(req.headers));
     }
     if (req.path.startsWith(QUERY_PREFIX)) {
       const name = req.path.slice(QUERY_PREFIX.length);
-      if (!isQuery(name) && name !== EVALUATE_POLICIES_QUERY && name !== BUILD_ATTESTATION_QUERY)
-        throw new CountersignError('ROUTE_NOT_FOUND', `unknown query path /public/v1/query/${name}`);
+      if (!servesQuery(name)) throw unservedRoute(req.path);
       return query(name, req.body, parseStamp(req.headers));
     }
     throw new CountersignError('ROUTE_NOT_FOUND', `no route for ${req.path}`);

@@ -41,6 +41,8 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs?: number;
   /** Whether a POST path is served; unknown paths are refused before their body is read. */
   readonly routeExists?: (path: string) => boolean;
+  /** The refusal of a POST path `routeExists` rejects (default: ROUTE_NOT_FOUND). */
+  readonly unservedRoute?: (path: string) => CountersignError;
   /**
    * Readiness: a round trip through the service and its store. `/healthz` and `/readyz` answer 503
    * while it fails. Without it they answer 200 as long as the listener runs.
@@ -188,7 +190,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
       return refuse(
         res,
         'route_not_found',
-        new CountersignError('ROUTE_NOT_FOUND', `no route for POST ${path}`),
+        opts.unservedRoute?.(path) ?? new CountersignError('ROUTE_NOT_FOUND', `no route for POST ${path}`),
       );
     if (!isJson(req.headers['content-type']))
       return refuse(

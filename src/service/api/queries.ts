@@ -383,6 +383,14 @@ const USER_QUERIES: Record<string, QueryHandler> = {
     const u = await userOf(ctx, body, 'userId');
     return { authenticators: (await ctx.store.listAuthenticators(u.id)).map(authenticatorJson) };
   },
+  get_authenticator: async (ctx, body) => {
+    const id = reqUuid(body, 'authenticatorId', 'body').toLowerCase();
+    for (const u of await ctx.store.listUsers(ctx.organization.id)) {
+      const a = (await ctx.store.listAuthenticators(u.id)).find((x) => x.id === id);
+      if (a !== undefined) return { authenticator: authenticatorJson(a) };
+    }
+    throw notFound('authenticatorId', 'authenticator');
+  },
   get_oauth_providers: async (ctx, body) => {
     const userId = optString(body, 'userId', 'body');
     const users =

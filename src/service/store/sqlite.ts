@@ -495,8 +495,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     insertVote: (v) => insertVote(v),
     updateActivity: (id, expected, u) =>
-      s.updActivity.run(u.status, u.resultJson, u.failureJson, u.updatedAtMs, u.appProofsJson ?? null, id, expected)
-        .changes === 1,
+      s.updActivity.run(
+        u.status,
+        u.resultJson,
+        u.failureJson,
+        u.updatedAtMs,
+        u.appProofsJson ?? null,
+        id,
+        expected,
+      ).changes === 1,
     insertPolicy: (r) =>
       void s.insPolicy.run(
         r.id,
@@ -1441,6 +1448,10 @@ function adminParts(
     | 'insertPrivateKeyTag'
     | 'privateKeyTagNameTaken'
     | 'tagPrivateKey'
+    | 'untagPrivateKey'
+    | 'getPrivateKeyTag'
+    | 'renamePrivateKeyTag'
+    | 'deletePrivateKeyTag'
     | 'markContactVerified'
     | 'deleteOrganization'
   >;
@@ -1473,6 +1484,12 @@ function adminParts(
     ),
     keyTagName: p('SELECT 1 FROM private_key_tags WHERE organization_id = ? AND name = ?'),
     keyTagsOfOrg: p('SELECT * FROM private_key_tags WHERE organization_id = ? ORDER BY created_at_ms, id'),
+    keyTag: p('SELECT * FROM private_key_tags WHERE organization_id = ? AND id = ?'),
+    renameKeyTag: p(
+      'UPDATE private_key_tags SET name = ?, updated_at_ms = ? WHERE organization_id = ? AND id = ?',
+    ),
+    delKeyTag: p('DELETE FROM private_key_tags WHERE organization_id = ? AND id = ?'),
+    keyTagsOfKeys: p('SELECT id, tags_json FROM private_keys WHERE organization_id = ? ORDER BY id'),
     verified: p(
       `INSERT INTO verified_contacts (user_id, kind, value, verified_at_ms) VALUES (?,?,?,?)
        ON CONFLICT (user_id, kind) DO UPDATE SET value = excluded.value, verified_at_ms = excluded.verified_at_ms`,
@@ -1560,6 +1577,29 @@ function adminParts(
         const tags = JSON.parse(str(r.tags_json)) as string[];
         if (tags.includes(tagId)) return;
         s.setKeyTags.run(JSON.stringify([...tags, tagId]), nowMs, org, keyId);
+      },
+      untagPrivateKey: (org, keyId, tagId, nowMs) => {
+        const r = s.keyTags.get(org, keyId) as Row | undefined;
+        if (r === undefined) return;
+        const tags = JSON.parse(str(r.tags_json)) as string[];
+        if (!tags.includes(tagId)) return;
+        s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== tagId)), nowMs, org, keyId);
+      },
+      getPrivateKeyTag: (org, id) => {
+        const r = s.keyTag.get(org, id) as Row | undefined;
+        return r && toKeyTag(r);
+      },
+      renamePrivateKeyTag: (org, id, name, nowMs) => s.renameKeyTag.run(name, nowMs, org, id).changes === 1,
+      deletePrivateKeyTag: (org, id, nowMs) => {
+        if (s.delKeyTag.run(org, id).changes !== 1) return null;
+        const keys: string[] = [];
+        for (const r of s.keyTagsOfKeys.all(org) as Row[]) {
+          const tags = JSON.parse(str(r.tags_json)) as string[];
+          if (!tags.includes(id)) continue;
+          keys.push(str(r.id));
+          s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== id)), nowMs, org, str(r.id));
+        }
+        return keys;
       },
       markContactVerified: (userId, kind, value, nowMs) =>
         void s.verified.run(userId, kind, kind === 'EMAIL' ? value.toLowerCase() : value, nowMs),

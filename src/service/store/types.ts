@@ -684,6 +684,12 @@ export interface StoreTx {
   privateKeyTagNameTaken(organizationId: string, name: string): boolean;
   /** Adds the tag id to the key's tags (once). */
   tagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): void;
+  /** Removes the tag id from the key's tags. */
+  untagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): void;
+  getPrivateKeyTag(organizationId: string, id: string): PrivateKeyTagRecord | undefined;
+  renamePrivateKeyTag(organizationId: string, id: string, name: string, nowMs: number): boolean;
+  /** Deletes the tag and takes it off every key; returns those keys' ids (null: no such tag). */
+  deletePrivateKeyTag(organizationId: string, id: string, nowMs: number): string[] | null;
   /** Records that the user holds `value` (compared case-insensitively for emails). */
   markContactVerified(userId: string, kind: ContactKind, value: string, nowMs: number): void;
   /**
