@@ -26,9 +26,12 @@ export {
   TURNKEY_HPKE_INFO,
   assertP256UncompressedPublicKey,
   hpkeSeal,
+  openFromTurnkeySender,
   sealToTurnkeyTarget,
+  setupBaseRecipient,
   setupBaseSender,
   type HpkeAead,
+  type HpkeRecipientContext,
   type HpkeSealed,
   type HpkeSenderContext,
 } from './hpke.js';
