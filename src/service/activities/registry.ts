@@ -1,5 +1,6 @@
 /** Every activity the service accepts, keyed by its versioned `type`. */
 import { EXPORT_ACTIVITIES } from './exports.js';
+import { IMPORT_ACTIVITIES } from './imports.js'; // --- key and wallet import ---
 import { ORGANIZATION_ACTIVITIES } from './organizations.js'; // --- sub-organizations and sessions ---
 import { SESSION_ACTIVITIES } from './sessions.js'; // --- sub-organizations and sessions ---
 import { POLICY_ACTIVITIES } from './policies.js';
@@ -20,4 +21,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...USER_ACTIVITIES,
   ...ORGANIZATION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
+  ...IMPORT_ACTIVITIES, // --- key and wallet import ---
 ];
