@@ -569,3 +569,77 @@ describe('binding to the user and organization', () => {
     expect(e.message).toContain('parameters.encryptedBundle');
   });
 });
+
+describe('target lifetime', () => {
+  it('keeps the newest 10 open targets per user and kind: a bundle to an older one is refused', async () => {
+    const c = await insertUserWithApiKey(h.service.store, {
+      organizationId: org,
+      name: 'carol',
+      isRoot: true,
+    });
+    const carol = sdkFor(c.key, org);
+    const ids = { userId: c.userId, organizationId: org };
+    const first = await initKeyImport(carol, c.userId);
+    for (let i = 0; i < 9; i++) await initKeyImport(carol, c.userId);
+    // Ten key targets are open; a wallet init leaves them be, the eleventh key init drops the first.
+    const pkKept = generatePrivateKey();
+    const keptBundle = await sealKey(first, pkKept, 'HEXADECIMAL', ids);
+    await initWalletImport(carol, c.userId); // the other kind does not count against this one
+    const eleventh = await initKeyImport(carol, c.userId);
+    const dropped = await refusal(carol.importPrivateKey(keyParams(keptBundle, 'too old', c.userId)));
+    expect(dropped.message).toContain('cannot be decrypted with any open import target');
+    const pk = generatePrivateKey();
+    const res = await carol.importPrivateKey(
+      keyParams(await sealKey(eleventh, pk, 'HEXADECIMAL', ids), 'newest', c.userId),
+    );
+    expect(res.addresses[0]?.address).toBe(privateKeyToAccount(pk).address);
+  });
+
+  it('stops offering a target once it expires, and never consumes one twice', async () => {
+    const store = h.service.store;
+    const organizationId = 'a0000000-0000-4000-8000-000000000001';
+    const user = 'a0000000-0000-4000-8000-000000000002';
+    const t0 = 1_000_000;
+    const record = {
+      id: 'a0000000-0000-4000-8000-000000000003',
+      organizationId,
+      userId: user,
+      kind: 'WALLET' as const,
+      publicKey: '04' + '00'.repeat(64),
+      sealedKey: new Uint8Array([1, 2, 3]),
+      expiresAtMs: t0 + 1000,
+      createdAtMs: t0,
+      consumedAtMs: null,
+      consumedEnc: null,
+    };
+    await store.write((tx) => tx.insertImportTarget(record));
+    expect((await store.listOpenImportTargets(organizationId, user, t0 + 999)).map((t) => t.id)).toEqual([
+      record.id,
+    ]);
+    expect(await store.listOpenImportTargets(organizationId, user, t0 + 1000)).toEqual([]);
+    expect(await store.listOpenImportTargets(organizationId, 'someone else', t0)).toEqual([]);
+    expect(
+      await store.write((tx) => tx.consumeImportTarget(organizationId, user, record.id, 'e1', t0 + 1000)),
+    ).toBe(false);
+    expect(
+      await store.write((tx) => tx.consumeImportTarget(organizationId, 'other', record.id, 'e1', t0)),
+    ).toBe(false);
+    expect(await store.write((tx) => tx.consumeImportTarget(organizationId, user, record.id, 'e1', t0))).toBe(
+      true,
+    );
+    expect(await store.write((tx) => tx.consumeImportTarget(organizationId, user, record.id, 'e2', t0))).toBe(
+      false,
+    );
+    const used = await store.getImportTargetConsumedBy(organizationId, 'e1');
+    expect(used?.id).toBe(record.id);
+    expect(used?.sealedKey).toBeNull();
+    expect(await store.getImportTargetConsumedBy(organizationId, 'e2')).toBeUndefined();
+    // An expired open target goes at the user's next init.
+    await store.write((tx) =>
+      tx.insertImportTarget({ ...record, id: 'a0000000-0000-4000-8000-000000000004' }),
+    );
+    expect(
+      await store.write((tx) => tx.pruneImportTargets(organizationId, user, 'PRIVATE_KEY', 9, t0 + 2000)),
+    ).toBe(1);
+  });
+});

@@ -93,7 +93,7 @@ function initImport(kind: ImportTargetKind) {
     return {
       result: { importBundle },
       write: (tx) => {
-        tx.pruneImportTargets(ctx.organization.id, ctx.user.id, kind, MAX_OPEN_IMPORT_TARGETS - 1);
+        tx.pruneImportTargets(ctx.organization.id, ctx.user.id, kind, MAX_OPEN_IMPORT_TARGETS - 1, ctx.nowMs);
         tx.insertImportTarget(record);
       },
     };

@@ -1443,6 +1443,10 @@ function importParts(db: Database.Database): {
       `INSERT INTO import_targets (id, organization_id, user_id, kind, public_key, sealed_key, expires_at_ms,
         created_at_ms, consumed_at_ms, consumed_enc) VALUES (?,?,?,?,?,?,?,?,?,?)`,
     ),
+    pruneExpired: p(
+      `DELETE FROM import_targets WHERE organization_id = ? AND user_id = ? AND consumed_at_ms IS NULL
+        AND expires_at_ms <= ?`,
+    ),
     prune: p(
       `DELETE FROM import_targets WHERE organization_id = ? AND user_id = ? AND kind = ?
         AND consumed_at_ms IS NULL AND id NOT IN (
@@ -1474,7 +1478,8 @@ function importParts(db: Database.Database): {
           r.consumedAtMs,
           r.consumedEnc,
         ),
-      pruneImportTargets: (org, user, kind, keep) =>
+      pruneImportTargets: (org, user, kind, keep, nowMs) =>
+        s.pruneExpired.run(org, user, nowMs).changes +
         s.prune.run(org, user, kind, org, user, kind, keep).changes,
       consumeImportTarget: (org, user, id, enc, nowMs) =>
         s.consume.run(nowMs, enc, org, user, id, nowMs).changes === 1,

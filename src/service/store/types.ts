@@ -668,10 +668,16 @@ export interface ImportTargetRecord {
 export interface StoreTx {
   insertImportTarget(r: ImportTargetRecord): void;
   /**
-   * Drops every open (unconsumed) target of (organization, user, kind) but the newest `keep`;
-   * returns how many went.
+   * Drops the user's expired open targets, and every open target of (organization, user, kind) but
+   * the newest `keep`; returns how many went.
    */
-  pruneImportTargets(organizationId: string, userId: string, kind: ImportTargetKind, keep: number): number;
+  pruneImportTargets(
+    organizationId: string,
+    userId: string,
+    kind: ImportTargetKind,
+    keep: number,
+    nowMs: number,
+  ): number;
   /**
    * Marks an open, unexpired target as used by the bundle whose encapsulated key is `enc` and drops
    * its sealed key; false (nothing written) if it is gone, expired, already used, or another user's.
