@@ -5,6 +5,7 @@
  * encryptWalletToBundle / encryptPrivateKeyToBundle with our published signer key as the override,
  * and viem checks every signature the imported keys make.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -641,5 +642,74 @@ describe('target lifetime', () => {
     expect(
       await store.write((tx) => tx.pruneImportTargets(organizationId, user, 'PRIVATE_KEY', 9, t0 + 2000)),
     ).toBe(1);
+  });
+});
+
+describe('logs', () => {
+  it('never carry the imported mnemonic or key, even at trace level, also when an import is refused', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) });
+    const h2 = await startEmbedded({ logger });
+    try {
+      const c = h2.service.credentials;
+      const client = new Turnkey({
+        apiBaseUrl: h2.baseUrl,
+        apiPublicKey: c.apiPublicKey,
+        apiPrivateKey: c.apiPrivateKey,
+        defaultOrganizationId: c.organizationId,
+      }).apiClient();
+      const signer = String(
+        ((await (await fetch(`${h2.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, unknown>)
+          .signerPublicKey,
+      );
+      const ids = { userId: c.userId, organizationId: c.organizationId };
+      const mnemonic = generateMnemonic(english);
+      const pk = generatePrivateKey();
+      const walletTarget = (await client.initImportWallet({ userId: c.userId })).importBundle;
+      const keyTarget = (await client.initImportPrivateKey({ userId: c.userId })).importBundle;
+      const seal = { dangerouslyOverrideSignerPublicKey: signer, ...ids };
+      await client.importWallet({
+        userId: c.userId,
+        walletName: 'logged?',
+        encryptedBundle: await encryptWalletToBundle({ mnemonic, importBundle: walletTarget, ...seal }),
+        accounts: [ETH_ACCOUNT(0)],
+      });
+      // Reversed, with a last word off the list: never a valid mnemonic.
+      const badWords = [...mnemonic.split(' ').reverse().slice(0, 11), 'qqqq'].join(' ');
+      await refusal(
+        client.importWallet({
+          userId: c.userId,
+          walletName: 'refused',
+          encryptedBundle: await encryptWalletToBundle({
+            mnemonic: badWords,
+            importBundle: await client.initImportWallet({ userId: c.userId }).then((r) => r.importBundle),
+            ...seal,
+          }),
+          accounts: [ETH_ACCOUNT(0)],
+        }),
+      );
+      await client.importPrivateKey({
+        ...keyParams(
+          await encryptPrivateKeyToBundle({
+            privateKey: pk,
+            keyFormat: 'HEXADECIMAL',
+            importBundle: keyTarget,
+            ...seal,
+          }),
+          'logged key?',
+          c.userId,
+        ),
+      });
+      const text = lines.join('\n');
+      expect(text).toContain('activity completed');
+      // Any leak of a sentence carries adjacent word pairs; single words could be ordinary log words.
+      for (const sentence of [mnemonic, badWords]) {
+        const w = sentence.split(' ');
+        for (let i = 0; i + 1 < w.length; i++) expect(text).not.toContain(`${w[i]} ${w[i + 1]}`);
+      }
+      expect(text.toLowerCase()).not.toContain(pk.slice(2).toLowerCase());
+    } finally {
+      await h2.close();
+    }
   });
 });
