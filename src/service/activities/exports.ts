@@ -3,22 +3,15 @@
  * and delete_wallets, which refuses wallets that were never exported unless told otherwise (7).
  */
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
-import {
-  SERVICE_SIGNER_KEY_ID,
-  assertP256UncompressedPublicKey,
-  sealToTurnkeyTarget,
-  signWithServiceKey,
-} from '../keys/index.js';
+import { bytesToHex, hexToBytes, zeroize } from '../../shared/encoding.js';
+import { assertP256UncompressedPublicKey, sealToTurnkeyTarget } from '../keys/index.js';
 import type { WalletFacts } from '../policy/index.js';
 import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../store/types.js';
 import { isUuid, notFound, optBool, optString, reqArray, reqString, reqUuid, type Params } from './params.js';
+import { signedBundle } from './signedBundle.js';
 import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
 
 const PREFIX = 'parameters';
-
-/** The bundle format version @turnkey/crypto's decryptExportBundle reads. */
-const BUNDLE_VERSION = 'v1.0.0';
 
 /** Only English mnemonics are generated and stored; Turnkey's other languages are refused by name. */
 const MNEMONIC_LANGUAGE_ENGLISH = 'MNEMONIC_LANGUAGE_ENGLISH';
@@ -35,32 +28,19 @@ function walletFacts(w: WalletRecord): WalletFacts {
 }
 
 /**
- * Encrypts `plaintext` to the target key and wraps it as Turnkey's signed bundle:
- * `{version, data: hex(JSON{encappedPublic, ciphertext, organizationId}), dataSignature, enclaveQuorumPublic}`,
- * the signature being ECDSA P-256 over SHA-256 of the data bytes by the service's own key.
+ * Encrypts `plaintext` to the target key and wraps it as Turnkey's signed bundle whose data is
+ * `{encappedPublic, ciphertext, organizationId}`.
  */
 async function exportBundle(
   ctx: ActivityContext,
   targetPublicKey: Uint8Array,
   plaintext: Uint8Array,
 ): Promise<string> {
-  const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
-  if (signer === undefined)
-    throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'the service has no export signing key');
   const sealed = sealToTurnkeyTarget({ targetPublicKey, plaintext });
-  const data = utf8(
-    JSON.stringify({
-      encappedPublic: bytesToHex(sealed.encappedPublic),
-      ciphertext: bytesToHex(sealed.ciphertext),
-      organizationId: ctx.organization.id,
-    }),
-  );
-  const signature = signWithServiceKey({ vault: ctx.vault, key: signer, message: data });
-  return JSON.stringify({
-    version: BUNDLE_VERSION,
-    data: bytesToHex(data),
-    dataSignature: bytesToHex(signature),
-    enclaveQuorumPublic: signer.publicKey,
+  return signedBundle(ctx, {
+    encappedPublic: bytesToHex(sealed.encappedPublic),
+    ciphertext: bytesToHex(sealed.ciphertext),
+    organizationId: ctx.organization.id,
   });
 }
 

@@ -1,6 +1,7 @@
 /** Every activity the service accepts, keyed by its versioned `type`. */
 import { ADMIN_ACTIVITIES } from './admin.js';
 import { EXPORT_ACTIVITIES } from './exports.js';
+import { IMPORT_ACTIVITIES } from './imports.js'; // --- key and wallet import ---
 import { ORGANIZATION_ACTIVITIES } from './organizations.js'; // --- sub-organizations and sessions ---
 import { SESSION_ACTIVITIES } from './sessions.js'; // --- sub-organizations and sessions ---
 import { POLICY_ACTIVITIES } from './policies.js';
@@ -22,4 +23,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...ORGANIZATION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...ADMIN_ACTIVITIES,
+  ...IMPORT_ACTIVITIES, // --- key and wallet import ---
 ];

@@ -53,7 +53,8 @@ export function parseAccountSpec(value: unknown, field: string): AccountSpec {
   return { curve, path, addressFormat };
 }
 
-function parseAccountSpecs(p: Params, prefix: string): AccountSpec[] {
+/** Validates `accounts`: each entry, and no account twice. */
+export function parseAccountSpecs(p: Params, prefix: string): AccountSpec[] {
   const specs = reqArray(p, 'accounts', prefix).map((a, i) => parseAccountSpec(a, `${prefix}.accounts.${i}`));
   const seen = new Set<string>();
   specs.forEach((s, i) => {
@@ -110,22 +111,51 @@ export function buildWallet(
   nowMs: number,
   prefix: string,
 ): { wallet: WalletRecord; accounts: WalletAccountRecord[] } {
+  return buildWalletFromMnemonic({
+    vault,
+    organizationId,
+    name,
+    specs,
+    mnemonic: generateMnemonic(mnemonicLength),
+    imported: false,
+    nowMs,
+    prefix,
+  });
+}
+
+/**
+ * Builds a wallet from a given BIP-39 mnemonic (checked by the caller): the mnemonic is sealed under
+ * the wallet id, the accounts derived and sealed; the seed and mnemonic bytes are zeroed.
+ */
+export function buildWalletFromMnemonic(input: {
+  readonly vault: KeyVault;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly specs: readonly AccountSpec[];
+  readonly mnemonic: string;
+  readonly imported: boolean;
+  readonly nowMs: number;
+  readonly prefix: string;
+}): { wallet: WalletRecord; accounts: WalletAccountRecord[] } {
+  const { vault, organizationId, nowMs } = input;
   const id = randomUUID();
-  const mnemonic = generateMnemonic(mnemonicLength);
-  const mnemonicBytes = new TextEncoder().encode(mnemonic);
-  const seed = mnemonicToSeed(mnemonic);
+  const mnemonicBytes = new TextEncoder().encode(input.mnemonic);
+  const seed = mnemonicToSeed(input.mnemonic);
   try {
     const wallet: WalletRecord = {
       id,
       organizationId,
-      name,
+      name: input.name,
       sealedMnemonic: vault.seal(mnemonicBytes, id),
       exported: false,
-      imported: false,
+      imported: input.imported,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     };
-    return { wallet, accounts: deriveAccounts(vault, seed, organizationId, id, specs, nowMs, prefix) };
+    return {
+      wallet,
+      accounts: deriveAccounts(vault, seed, organizationId, id, input.specs, nowMs, input.prefix),
+    };
   } finally {
     zeroize(seed, mnemonicBytes);
   }
@@ -198,6 +228,55 @@ const createWalletAccounts = async (ctx: ActivityContext, p: Params): Promise<Ac
   };
 };
 
+/** Validates `addressFormats` against the key's curve. */
+export function parseAddressFormats(o: Params, curve: Curve, field: string): AddressFormat[] {
+  return reqArray(o, 'addressFormats', field).map((f, j) => {
+    if (typeof f !== 'string' || !(ADDRESS_FORMATS as readonly string[]).includes(f))
+      throw invalid(`${field}.addressFormats.${j}`, `must be one of ${ADDRESS_FORMATS.join(', ')}`);
+    if (!curveFitsFormat(curve, f as AddressFormat))
+      throw invalid(`${field}.addressFormats.${j}`, `${f} cannot be derived from a ${curve} key`);
+    return f as AddressFormat;
+  });
+}
+
+/**
+ * A private key record: the key (a valid scalar for `curve`, checked by the caller) sealed under a
+ * fresh id, its addresses derived. The caller zeroes `privateKey`.
+ */
+export function buildPrivateKey(input: {
+  readonly vault: KeyVault;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly curve: Curve;
+  readonly privateKey: Uint8Array;
+  readonly formats: readonly AddressFormat[];
+  readonly tags: readonly string[];
+  readonly imported: boolean;
+  readonly nowMs: number;
+  readonly field: string;
+}): PrivateKeyRecord {
+  const { curve, field } = input;
+  const id = randomUUID();
+  const pub = publicKeyOf(curve, input.privateKey);
+  return {
+    id,
+    organizationId: input.organizationId,
+    name: input.name,
+    curve,
+    publicKey: bytesToHex(pub),
+    sealedKey: input.vault.seal(input.privateKey, id),
+    addresses: input.formats.map((format, j) => ({
+      format,
+      address: deriveAddress(curve, pub, format, `${field}.addressFormats.${j}`),
+    })),
+    tags: input.tags,
+    exported: false,
+    imported: input.imported,
+    createdAtMs: input.nowMs,
+    updatedAtMs: input.nowMs,
+  };
+}
+
 const createPrivateKeys = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
   const prefix = 'parameters';
   const entries = reqArray(p, 'privateKeys', prefix);
@@ -214,34 +293,21 @@ const createPrivateKeys = async (ctx: ActivityContext, p: Params): Promise<Activ
     names.add(name);
     const curve = reqEnum(o, 'curve', field, CURVES);
     const tags = stringArray(reqArray(o, 'privateKeyTags', field), `${field}.privateKeyTags`);
-    const formats = reqArray(o, 'addressFormats', field).map((f, j) => {
-      if (typeof f !== 'string' || !(ADDRESS_FORMATS as readonly string[]).includes(f))
-        throw invalid(`${field}.addressFormats.${j}`, `must be one of ${ADDRESS_FORMATS.join(', ')}`);
-      if (!curveFitsFormat(curve, f as AddressFormat))
-        throw invalid(`${field}.addressFormats.${j}`, `${f} cannot be derived from a ${curve} key`);
-      return f as AddressFormat;
-    });
-    const id = randomUUID();
+    const formats = parseAddressFormats(o, curve, field);
     const priv = generatePrivateKey(curve);
     try {
-      const pub = publicKeyOf(curve, priv);
-      return {
-        id,
+      return buildPrivateKey({
+        vault: ctx.vault,
         organizationId: ctx.organization.id,
         name,
         curve,
-        publicKey: bytesToHex(pub),
-        sealedKey: ctx.vault.seal(priv, id),
-        addresses: formats.map((format, j) => ({
-          format,
-          address: deriveAddress(curve, pub, format, `${field}.addressFormats.${j}`),
-        })),
+        privateKey: priv,
+        formats,
         tags,
-        exported: false,
         imported: false,
-        createdAtMs: ctx.nowMs,
-        updatedAtMs: ctx.nowMs,
-      };
+        nowMs: ctx.nowMs,
+        field,
+      });
     } finally {
       zeroize(priv);
     }

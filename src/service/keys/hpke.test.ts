@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
-import { hpkeDecrypt } from '@turnkey/crypto';
+import { formatHpkeBuf, hpkeDecrypt, hpkeEncrypt } from '@turnkey/crypto';
 import vector from '../../../test/vectors/keys/hpke-rfc9180-a3.json' with { type: 'json' };
 import { bytesToHex, hexToBytes, utf8 } from '../../shared/encoding.js';
 import { CountersignError } from '../../shared/errors.js';
-import { assertP256UncompressedPublicKey, hpkeSeal, sealToTurnkeyTarget, setupBaseSender } from './hpke.js';
+import {
+  assertP256UncompressedPublicKey,
+  hpkeSeal,
+  openFromTurnkeySender,
+  sealToTurnkeyTarget,
+  setupBaseRecipient,
+  setupBaseSender,
+} from './hpke.js';
 
 const hex = (h: string) => hexToBytes(h, 'vector');
 
@@ -121,5 +128,84 @@ describe('assertP256UncompressedPublicKey', () => {
       expect((e as CountersignError).code).toBe('FIELD_INVALID');
       expect((e as CountersignError).field).toBe(field);
     }
+  });
+});
+
+describe('setupBaseRecipient', () => {
+  it('matches RFC 9180 A.3.1 on the receiving side: shared secret, key schedule and plaintexts', () => {
+    const ctx = setupBaseRecipient({
+      enc: hex(vector.enc),
+      recipientPrivateKey: hex(vector.skRm),
+      info: hex(vector.info),
+      aead: 'AES-128-GCM',
+    });
+    expect(bytesToHex(ctx.sharedSecret)).toBe(vector.sharedSecret);
+    expect(bytesToHex(ctx.key)).toBe(vector.key);
+    expect(bytesToHex(ctx.baseNonce)).toBe(vector.baseNonce);
+    expect(bytesToHex(ctx.exporterSecret)).toBe(vector.exporterSecret);
+    for (const e of vector.encryptions) {
+      const pt = ctx.open(hex(e.aad), hex(e.ct));
+      expect(pt === undefined ? undefined : bytesToHex(pt)).toBe(e.pt);
+    }
+  });
+
+  it('returns undefined for a tampered ciphertext and does not advance the sequence', () => {
+    const ctx = setupBaseRecipient({
+      enc: hex(vector.enc),
+      recipientPrivateKey: hex(vector.skRm),
+      info: hex(vector.info),
+      aead: 'AES-128-GCM',
+    });
+    const first = vector.encryptions[0]!;
+    const bad = hex(first.ct);
+    bad[0] = (bad[0] as number) ^ 1;
+    expect(ctx.open(hex(first.aad), bad)).toBeUndefined();
+    expect(ctx.open(hex(first.aad), new Uint8Array(3))).toBeUndefined();
+    const pt = ctx.open(hex(first.aad), hex(first.ct));
+    expect(pt === undefined ? undefined : bytesToHex(pt)).toBe(first.pt);
+  });
+});
+
+describe('openFromTurnkeySender', () => {
+  it("opens what @turnkey/crypto's own hpkeEncrypt sealed (the client side of an import)", () => {
+    const skR = p256.utils.randomSecretKey();
+    const pkR = p256.getPublicKey(skR, false);
+    for (const plaintext of [new Uint8Array(32).fill(9), utf8('abandon '.repeat(11) + 'about')]) {
+      const bundle = JSON.parse(
+        formatHpkeBuf(hpkeEncrypt({ plainTextBuf: plaintext, targetKeyBuf: pkR })),
+      ) as {
+        encappedPublic: string;
+        ciphertext: string;
+      };
+      const opened = openFromTurnkeySender({
+        recipientPrivateKey: skR,
+        encappedPublic: hex(bundle.encappedPublic),
+        ciphertext: hex(bundle.ciphertext),
+      });
+      expect(opened === undefined ? undefined : bytesToHex(opened)).toBe(bytesToHex(plaintext));
+    }
+  });
+
+  it('round-trips with sealToTurnkeyTarget and refuses another recipient key', () => {
+    const skR = p256.utils.randomSecretKey();
+    const sealed = sealToTurnkeyTarget({
+      targetPublicKey: p256.getPublicKey(skR, false),
+      plaintext: utf8('k'),
+    });
+    const input = { encappedPublic: sealed.encappedPublic, ciphertext: sealed.ciphertext };
+    expect(openFromTurnkeySender({ ...input, recipientPrivateKey: skR })).toEqual(utf8('k'));
+    expect(
+      openFromTurnkeySender({ ...input, recipientPrivateKey: p256.utils.randomSecretKey() }),
+    ).toBeUndefined();
+  });
+
+  it('refuses an encapsulated key that is not a P-256 point', () => {
+    expect(() =>
+      openFromTurnkeySender({
+        recipientPrivateKey: p256.utils.randomSecretKey(),
+        encappedPublic: Uint8Array.of(4, ...new Uint8Array(64).fill(1)),
+        ciphertext: new Uint8Array(20),
+      }),
+    ).toThrow(CountersignError);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * HPKE base mode (RFC 9180) with DHKEM(P-256, HKDF-SHA256) and HKDF-SHA256, sender side only: the
- * wallet service encrypts export bundles to a caller's P-256 key and never decrypts HPKE itself.
- * `sealToTurnkeyTarget` adds what Turnkey's bundles fix on top of the RFC (turnkey-api.md 9.5):
- * AES-256-GCM, info "turnkey_hpke", and the non-standard AAD enc ‖ pkR.
+ * HPKE base mode (RFC 9180) with DHKEM(P-256, HKDF-SHA256) and HKDF-SHA256. The sender side seals
+ * export bundles to a caller's P-256 key; the recipient side opens import bundles a client sealed to
+ * a target key the service handed out (init_import_*). `sealToTurnkeyTarget` / `openFromTurnkeySender`
+ * add what Turnkey's bundles fix on top of the RFC (turnkey-api.md 9.5): AES-256-GCM, info
+ * "turnkey_hpke", and the non-standard AAD enc ‖ pkR.
  */
-import { createCipheriv, type CipherGCMTypes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, type CipherGCMTypes } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { expand, extract } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -86,21 +87,24 @@ export interface SetupBaseSenderInput {
   readonly ephemeralPrivateKey: Uint8Array;
 }
 
-/** SetupBaseS (RFC 9180 section 5.1.1) with DHKEM(P-256) Encap given skE (section 4.1). */
-export function setupBaseSender(input: SetupBaseSenderInput): HpkeSenderContext {
-  const { recipientPublicKey: pkR, info, aead, ephemeralPrivateKey: skE } = input;
-  assertP256UncompressedPublicKey(pkR, 'recipientPublicKey');
-  if (!p256.utils.isValidSecretKey(skE))
-    throw new CountersignError('INTERNAL', 'HPKE ephemeral key is not a valid P-256 scalar');
-  const enc = p256.getPublicKey(skE, false);
-  // DH(skE, pkR) is the x-coordinate of the shared point (section 7.1.1's Ndh = 32 bytes).
-  const point = p256.getSharedSecret(skE, pkR, true);
+/** DHKEM shared secret (RFC 9180 section 4.1): ExtractAndExpand(dh, enc ‖ pkR); zeroes `point`. */
+function kemSharedSecret(point: Uint8Array, enc: Uint8Array, pkR: Uint8Array): Uint8Array {
+  // DH is the x-coordinate of the shared point (section 7.1.1's Ndh = 32 bytes).
   const dh = point.slice(1);
   const eaePrk = labeledExtract(KEM_SUITE_ID, new Uint8Array(0), 'eae_prk', dh);
   const sharedSecret = labeledExpand(KEM_SUITE_ID, eaePrk, 'shared_secret', concatBytes(enc, pkR), 32);
   zeroize(point, dh, eaePrk);
+  return sharedSecret;
+}
 
-  // KeySchedule, mode_base: psk and psk_id are empty (section 5.1).
+interface KeySchedule {
+  readonly key: Uint8Array;
+  readonly baseNonce: Uint8Array;
+  readonly exporterSecret: Uint8Array;
+}
+
+/** KeySchedule, mode_base: psk and psk_id are empty (RFC 9180 section 5.1). */
+function keySchedule(sharedSecret: Uint8Array, info: Uint8Array, aead: HpkeAead): KeySchedule {
   const suite = hpkeSuiteId(aead);
   const empty = new Uint8Array(0);
   const pskIdHash = labeledExtract(suite, empty, 'psk_id_hash', empty);
@@ -111,6 +115,30 @@ export function setupBaseSender(input: SetupBaseSenderInput): HpkeSenderContext 
   const baseNonce = labeledExpand(suite, secret, 'base_nonce', context, NN);
   const exporterSecret = labeledExpand(suite, secret, 'exp', context, 32);
   zeroize(secret);
+  return { key, baseNonce, exporterSecret };
+}
+
+/** ComputeNonce (RFC 9180 section 5.2): base_nonce XOR I2OSP(seq, Nn). */
+function computeNonce(baseNonce: Uint8Array, seq: number): Uint8Array {
+  const nonce = baseNonce.slice();
+  const seqBytes = i2osp(seq, NN);
+  for (let i = 0; i < NN; i++) nonce[i] = (nonce[i] as number) ^ (seqBytes[i] as number);
+  return nonce;
+}
+
+function gcmAlgorithm(aead: HpkeAead): CipherGCMTypes {
+  return aead === 'AES-256-GCM' ? 'aes-256-gcm' : 'aes-128-gcm';
+}
+
+/** SetupBaseS (RFC 9180 section 5.1.1) with DHKEM(P-256) Encap given skE (section 4.1). */
+export function setupBaseSender(input: SetupBaseSenderInput): HpkeSenderContext {
+  const { recipientPublicKey: pkR, info, aead, ephemeralPrivateKey: skE } = input;
+  assertP256UncompressedPublicKey(pkR, 'recipientPublicKey');
+  if (!p256.utils.isValidSecretKey(skE))
+    throw new CountersignError('INTERNAL', 'HPKE ephemeral key is not a valid P-256 scalar');
+  const enc = p256.getPublicKey(skE, false);
+  const sharedSecret = kemSharedSecret(p256.getSharedSecret(skE, pkR, true), enc, pkR);
+  const { key, baseNonce, exporterSecret } = keySchedule(sharedSecret, info, aead);
 
   let seq = 0;
   return {
@@ -120,13 +148,9 @@ export function setupBaseSender(input: SetupBaseSenderInput): HpkeSenderContext 
     baseNonce,
     exporterSecret,
     seal(aad, plaintext) {
-      // ComputeNonce (section 5.2): base_nonce XOR I2OSP(seq, Nn).
-      const nonce = baseNonce.slice();
-      const seqBytes = i2osp(seq, NN);
-      for (let i = 0; i < NN; i++) nonce[i] = (nonce[i] as number) ^ (seqBytes[i] as number);
+      const nonce = computeNonce(baseNonce, seq);
       seq += 1;
-      const algorithm: CipherGCMTypes = aead === 'AES-256-GCM' ? 'aes-256-gcm' : 'aes-128-gcm';
-      const cipher = createCipheriv(algorithm, key, nonce, { authTagLength: NT });
+      const cipher = createCipheriv(gcmAlgorithm(aead), key, nonce, { authTagLength: NT });
       cipher.setAAD(aad);
       const head = cipher.update(plaintext);
       const tail = cipher.final();
@@ -194,5 +218,91 @@ export function sealToTurnkeyTarget(input: {
   } finally {
     ctx.destroy();
     zeroize(skE);
+  }
+}
+
+/** An RFC 9180 recipient context (section 5.2); `open` advances the sequence number on success. */
+export interface HpkeRecipientContext {
+  readonly sharedSecret: Uint8Array;
+  readonly key: Uint8Array;
+  readonly baseNonce: Uint8Array;
+  readonly exporterSecret: Uint8Array;
+  /** AEAD open under the next nonce; undefined when the tag does not verify (wrong key, tampered). */
+  open(aad: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined;
+  /** Zeroes every secret the context holds. */
+  destroy(): void;
+}
+
+export interface SetupBaseRecipientInput {
+  /** The sender's encapsulated public key (uncompressed SEC1); check it at the edge with its field name. */
+  readonly enc: Uint8Array;
+  readonly recipientPrivateKey: Uint8Array;
+  readonly info: Uint8Array;
+  readonly aead: HpkeAead;
+}
+
+/** SetupBaseR (RFC 9180 section 5.1.1) with DHKEM(P-256) Decap (section 4.1). */
+export function setupBaseRecipient(input: SetupBaseRecipientInput): HpkeRecipientContext {
+  const { enc, recipientPrivateKey: skR, info, aead } = input;
+  assertP256UncompressedPublicKey(enc, 'enc');
+  if (!p256.utils.isValidSecretKey(skR))
+    throw new CountersignError('KEY_MATERIAL_UNAVAILABLE', 'HPKE recipient key is not a valid P-256 scalar');
+  const pkR = p256.getPublicKey(skR, false);
+  const sharedSecret = kemSharedSecret(p256.getSharedSecret(skR, enc, true), enc, pkR);
+  const { key, baseNonce, exporterSecret } = keySchedule(sharedSecret, info, aead);
+
+  let seq = 0;
+  return {
+    sharedSecret,
+    key,
+    baseNonce,
+    exporterSecret,
+    open(aad, ciphertext) {
+      if (ciphertext.length < NT) return undefined;
+      const nonce = computeNonce(baseNonce, seq);
+      const decipher = createDecipheriv(gcmAlgorithm(aead), key, nonce, { authTagLength: NT });
+      decipher.setAAD(aad);
+      decipher.setAuthTag(ciphertext.subarray(ciphertext.length - NT));
+      const head = decipher.update(ciphertext.subarray(0, ciphertext.length - NT));
+      let tail: Buffer;
+      try {
+        tail = decipher.final();
+      } catch {
+        // GCM authentication failed: the released bytes are unauthenticated, so wipe them.
+        zeroize(head);
+        return undefined;
+      }
+      seq += 1;
+      const out = concatBytes(head, tail);
+      zeroize(head, tail);
+      return out;
+    },
+    destroy() {
+      zeroize(sharedSecret, key, baseNonce, exporterSecret);
+    },
+  };
+}
+
+/**
+ * Opens what a Turnkey client sealed to our target key (@turnkey/crypto's hpkeEncrypt): AES-256-GCM,
+ * info "turnkey_hpke", AAD enc ‖ pkR. Undefined when the bundle was not sealed to this key or was
+ * altered; the caller zeroes the plaintext it gets.
+ */
+export function openFromTurnkeySender(input: {
+  readonly recipientPrivateKey: Uint8Array;
+  readonly encappedPublic: Uint8Array;
+  readonly ciphertext: Uint8Array;
+}): Uint8Array | undefined {
+  const ctx = setupBaseRecipient({
+    enc: input.encappedPublic,
+    recipientPrivateKey: input.recipientPrivateKey,
+    info: TURNKEY_HPKE_INFO,
+    aead: 'AES-256-GCM',
+  });
+  try {
+    const pkR = p256.getPublicKey(input.recipientPrivateKey, false);
+    return ctx.open(concatBytes(input.encappedPublic, pkR), input.ciphertext);
+  } finally {
+    ctx.destroy();
   }
 }

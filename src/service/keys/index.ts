@@ -2,13 +2,14 @@
 export {
   ADDRESS_FORMATS,
   CURVES,
+  assertNever,
   curveFitsFormat,
   isAddressFormat,
   isCurve,
   type AddressFormat,
   type Curve,
 } from './curves.js';
-export { generateMnemonic, mnemonicToSeed, validateMnemonic } from './mnemonic.js';
+export { MNEMONIC_LENGTHS, generateMnemonic, mnemonicToSeed, validateMnemonic } from './mnemonic.js';
 export { parseDerivationPath } from './parseDerivationPath.js';
 export { derivePrivateKey } from './derivePrivateKey.js';
 export { generatePrivateKey } from './generatePrivateKey.js';
@@ -26,9 +27,12 @@ export {
   TURNKEY_HPKE_INFO,
   assertP256UncompressedPublicKey,
   hpkeSeal,
+  openFromTurnkeySender,
   sealToTurnkeyTarget,
+  setupBaseRecipient,
   setupBaseSender,
   type HpkeAead,
+  type HpkeRecipientContext,
   type HpkeSealed,
   type HpkeSenderContext,
 } from './hpke.js';

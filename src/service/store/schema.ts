@@ -361,4 +361,28 @@ CREATE TABLE verified_contacts (
 );
 `,
   },
+  {
+    // --- key and wallet import --- one-time P-256 target keys of init_import_wallet and
+    // init_import_private_key (issue 10): sealed at rest, bound to (organization, user, kind), used
+    // once. A used row keeps the bundle's encapsulated key (to name a replay) and loses its sealed key.
+    // No foreign keys (as used_verification_tokens): a target must not hold up deleting its user.
+    // Version 10: main's administration area took 9.
+    version: 10,
+    sql: `
+CREATE TABLE import_targets (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  sealed_key BYTEA,
+  expires_at_ms BIGINT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  consumed_at_ms BIGINT,
+  consumed_enc TEXT
+);
+CREATE INDEX import_targets_user ON import_targets(organization_id, user_id, created_at_ms);
+CREATE INDEX import_targets_consumed_enc ON import_targets(organization_id, consumed_enc);
+`,
+  },
 ];

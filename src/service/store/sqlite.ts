@@ -43,6 +43,8 @@ import type {
   SendKind, // --- eth send transaction ---
   SendTransactionStatus, // --- eth send transaction ---
   PrivateKeyTagRecord, // --- administration ---
+  ImportTargetKind, // --- key and wallet import ---
+  ImportTargetRecord, // --- key and wallet import ---
 } from './types.js';
 
 type Row = Record<string, unknown>;
@@ -408,8 +410,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const suborgs = suborgParts(db); // --- sub-organizations and sessions ---
   const sends = sendParts(db); // --- eth send transaction ---
   const admin = adminParts(db, toKey); // --- administration ---
+  const imports = importParts(db); // --- key and wallet import ---
   const tx: StoreTx = {
     ...admin.tx, // --- administration ---
+    ...imports.tx, // --- key and wallet import ---
     ...sends.tx, // --- eth send transaction ---
     ...suborgs.tx, // --- sub-organizations and sessions ---
     ...otherResources.tx, // --- other resources ---
@@ -628,6 +632,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const store: Store = {
     ...admin.read, // --- administration ---
+    ...imports.read, // --- key and wallet import ---
     ...sends.read, // --- eth send transaction ---
     ...suborgs.read, // --- sub-organizations and sessions ---
     ...otherResources.read, // --- other resources ---
@@ -1625,3 +1630,85 @@ function adminParts(
   };
 }
 // --- end administration ---
+
+// --- key and wallet import ---
+// The one-time target keys of init_import_wallet / init_import_private_key (issue 10); spread into
+// the store's transaction and read objects above. Consumption is one conditional UPDATE inside the
+// write that also inserts the imported wallet or key, so a bundle imports at most once.
+function toImportTarget(r: Row): ImportTargetRecord {
+  return {
+    id: str(r.id),
+    organizationId: str(r.organization_id),
+    userId: str(r.user_id),
+    kind: str(r.kind) as ImportTargetKind,
+    publicKey: str(r.public_key),
+    sealedKey: r.sealed_key === null || r.sealed_key === undefined ? null : bytes(r.sealed_key),
+    expiresAtMs: num(r.expires_at_ms),
+    createdAtMs: num(r.created_at_ms),
+    consumedAtMs: r.consumed_at_ms === null || r.consumed_at_ms === undefined ? null : num(r.consumed_at_ms),
+    consumedEnc: nstr(r.consumed_enc),
+  };
+}
+
+function importParts(db: Database.Database): {
+  tx: Pick<StoreTx, 'insertImportTarget' | 'pruneImportTargets' | 'consumeImportTarget'>;
+  read: Pick<Store, 'listOpenImportTargets' | 'getImportTargetConsumedBy'>;
+} {
+  const p = (sql: string) => db.prepare(sql);
+  const s = {
+    ins: p(
+      `INSERT INTO import_targets (id, organization_id, user_id, kind, public_key, sealed_key, expires_at_ms,
+        created_at_ms, consumed_at_ms, consumed_enc) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+    ),
+    pruneExpired: p(
+      `DELETE FROM import_targets WHERE organization_id = ? AND user_id = ? AND consumed_at_ms IS NULL
+        AND expires_at_ms <= ?`,
+    ),
+    prune: p(
+      `DELETE FROM import_targets WHERE organization_id = ? AND user_id = ? AND kind = ?
+        AND consumed_at_ms IS NULL AND id NOT IN (
+          SELECT id FROM import_targets WHERE organization_id = ? AND user_id = ? AND kind = ?
+            AND consumed_at_ms IS NULL ORDER BY created_at_ms DESC, id DESC LIMIT ?)`,
+    ),
+    consume: p(
+      `UPDATE import_targets SET consumed_at_ms = ?, consumed_enc = ?, sealed_key = NULL
+        WHERE organization_id = ? AND user_id = ? AND id = ? AND consumed_at_ms IS NULL AND expires_at_ms > ?`,
+    ),
+    open: p(
+      `SELECT * FROM import_targets WHERE organization_id = ? AND user_id = ? AND consumed_at_ms IS NULL
+        AND expires_at_ms > ? ORDER BY created_at_ms DESC, id DESC`,
+    ),
+    consumedBy: p('SELECT * FROM import_targets WHERE organization_id = ? AND consumed_enc = ?'),
+  };
+  return {
+    tx: {
+      insertImportTarget: (r) =>
+        void s.ins.run(
+          r.id,
+          r.organizationId,
+          r.userId,
+          r.kind,
+          r.publicKey,
+          r.sealedKey,
+          r.expiresAtMs,
+          r.createdAtMs,
+          r.consumedAtMs,
+          r.consumedEnc,
+        ),
+      pruneImportTargets: (org, user, kind, keep, nowMs) =>
+        s.pruneExpired.run(org, user, nowMs).changes +
+        s.prune.run(org, user, kind, org, user, kind, keep).changes,
+      consumeImportTarget: (org, user, id, enc, nowMs) =>
+        s.consume.run(nowMs, enc, org, user, id, nowMs).changes === 1,
+    },
+    read: {
+      listOpenImportTargets: async (org, user, nowMs) =>
+        (s.open.all(org, user, nowMs) as Row[]).map(toImportTarget),
+      getImportTargetConsumedBy: async (org, enc) => {
+        const r = s.consumedBy.get(org, enc) as Row | undefined;
+        return r && toImportTarget(r);
+      },
+    },
+  };
+}
+// --- end key and wallet import ---

@@ -710,3 +710,61 @@ export interface Store {
   ): Promise<string[]>;
 }
 // --- end administration ---
+// --- key and wallet import ---
+// The one-time target keys of init_import_wallet / init_import_private_key (issue 10, turnkey-api.md
+// 9.5), added to the store interfaces by declaration merging so this area stays one block.
+
+export const IMPORT_TARGET_KINDS = ['WALLET', 'PRIVATE_KEY'] as const;
+export type ImportTargetKind = (typeof IMPORT_TARGET_KINDS)[number];
+
+/** A P-256 key a client encrypts one mnemonic or private key to; bound to a user and used once. */
+export interface ImportTargetRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly userId: string;
+  /** Which init made it, so a wallet target cannot carry a private key or the reverse. */
+  readonly kind: ImportTargetKind;
+  /** Uncompressed SEC1 public key, lower-case hex (the `targetPublic` of the import bundle). */
+  readonly publicKey: string;
+  /** The private key sealed by the vault (AAD = target id); null once consumed. */
+  readonly sealedKey: Uint8Array | null;
+  readonly expiresAtMs: number;
+  readonly createdAtMs: number;
+  readonly consumedAtMs: number | null;
+  /** The `encappedPublic` (lower-case hex) of the bundle that consumed it, to name a replay as one. */
+  readonly consumedEnc: string | null;
+}
+
+export interface StoreTx {
+  insertImportTarget(r: ImportTargetRecord): void;
+  /**
+   * Drops the user's expired open targets, and every open target of (organization, user, kind) but
+   * the newest `keep`; returns how many went.
+   */
+  pruneImportTargets(
+    organizationId: string,
+    userId: string,
+    kind: ImportTargetKind,
+    keep: number,
+    nowMs: number,
+  ): number;
+  /**
+   * Marks an open, unexpired target as used by the bundle whose encapsulated key is `enc` and drops
+   * its sealed key; false (nothing written) if it is gone, expired, already used, or another user's.
+   */
+  consumeImportTarget(
+    organizationId: string,
+    userId: string,
+    id: string,
+    enc: string,
+    nowMs: number,
+  ): boolean;
+}
+
+export interface Store {
+  /** Open (unconsumed, unexpired at `nowMs`) targets of the user in the organization, newest first. */
+  listOpenImportTargets(organizationId: string, userId: string, nowMs: number): Promise<ImportTargetRecord[]>;
+  /** The target of the organization a bundle with encapsulated key `enc` already consumed. */
+  getImportTargetConsumedBy(organizationId: string, enc: string): Promise<ImportTargetRecord | undefined>;
+}
+// --- end key and wallet import ---
