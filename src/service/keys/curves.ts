@@ -18,6 +18,18 @@ export const ADDRESS_FORMATS = [
   'ADDRESS_FORMAT_BITCOIN_REGTEST_P2PKH',
   'ADDRESS_FORMAT_BITCOIN_REGTEST_P2WPKH',
   'ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR',
+  'ADDRESS_FORMAT_BITCOIN_SIGNET_P2PKH',
+  'ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH',
+  'ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR',
+  'ADDRESS_FORMAT_DOGE_MAINNET',
+  'ADDRESS_FORMAT_DOGE_TESTNET',
+  'ADDRESS_FORMAT_COSMOS',
+  'ADDRESS_FORMAT_SEI',
+  'ADDRESS_FORMAT_APTOS',
+  'ADDRESS_FORMAT_SUI',
+  'ADDRESS_FORMAT_XLM',
+  'ADDRESS_FORMAT_TON_V3R2',
+  'ADDRESS_FORMAT_TON_V4R2',
 ] as const;
 export type AddressFormat = (typeof ADDRESS_FORMATS)[number];
 
@@ -45,8 +57,22 @@ export function curveFitsFormat(curve: Curve, format: AddressFormat): boolean {
     case 'ADDRESS_FORMAT_BITCOIN_REGTEST_P2PKH':
     case 'ADDRESS_FORMAT_BITCOIN_REGTEST_P2WPKH':
     case 'ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR':
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2PKH':
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH':
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR':
+    case 'ADDRESS_FORMAT_DOGE_MAINNET':
+    case 'ADDRESS_FORMAT_DOGE_TESTNET':
+    case 'ADDRESS_FORMAT_COSMOS':
+    // Sei's native bech32 address is the Cosmos one over a secp256k1 key (Turnkey's Sei page and
+    // sdk-server's DEFAULT_SEI_ACCOUNTS); the ed25519 entry in Turnkey's older format table is not followed.
+    case 'ADDRESS_FORMAT_SEI':
       return curve === 'CURVE_SECP256K1';
     case 'ADDRESS_FORMAT_SOLANA':
+    case 'ADDRESS_FORMAT_APTOS':
+    case 'ADDRESS_FORMAT_SUI':
+    case 'ADDRESS_FORMAT_XLM':
+    case 'ADDRESS_FORMAT_TON_V3R2':
+    case 'ADDRESS_FORMAT_TON_V4R2':
       return curve === 'CURVE_ED25519';
     case 'ADDRESS_FORMAT_COMPRESSED':
       return curve === 'CURVE_SECP256K1' || curve === 'CURVE_P256' || curve === 'CURVE_ED25519';

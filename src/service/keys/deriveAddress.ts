@@ -1,15 +1,18 @@
 /** Addresses from public keys, one encoding per Turnkey address format. */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
+import { blake2b } from '@noble/hashes/blake2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { base58, bech32, bech32m, createBase58check } from '@scure/base';
+import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js';
+import { base32nopad, base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { bytesToHex, concatBytes, utf8 } from '../../shared/encoding.js';
 import { invalid } from '../../shared/errors.js';
 import { convertPublicKey, isValidPublicKey as isValidSecp256k1PublicKey } from '../../shared/secp256k1.js';
 import { assertNever, curveFitsFormat, type AddressFormat, type Curve } from './curves.js';
+import { crc16Xmodem } from './crc16Xmodem.js';
 import { taprootOutputKey } from './taproot.js';
+import { tonWalletAddress } from './tonWalletAddress.js';
 
 const base58check = createBase58check(sha256);
 
@@ -18,6 +21,12 @@ const MAINNET: BitcoinNetwork = { hrp: 'bc', p2pkhVersion: 0x00 };
 const TESTNET: BitcoinNetwork = { hrp: 'tb', p2pkhVersion: 0x6f };
 // Regtest shares testnet's base58 version bytes; only the bech32 prefix differs.
 const REGTEST: BitcoinNetwork = { hrp: 'bcrt', p2pkhVersion: 0x6f };
+// Signet (BIP-325) uses testnet's version bytes and bech32 prefix alike.
+const SIGNET: BitcoinNetwork = { hrp: 'tb', p2pkhVersion: 0x6f };
+
+// Dogecoin's P2PKH version bytes (chainparams.cpp: base58Prefixes[PUBKEY_ADDRESS] = 30 / 113).
+const DOGE_MAINNET_P2PKH = 0x1e;
+const DOGE_TESTNET_P2PKH = 0x71;
 
 /** SEC1 forms of a validated Weierstrass public key. */
 interface SecKey {
@@ -93,6 +102,28 @@ function bitcoinAddress(kind: 'P2PKH' | 'P2WPKH' | 'P2TR', net: BitcoinNetwork, 
   }
 }
 
+/** Cosmos SDK account address: bech32(hrp, RIPEMD160(SHA256(compressed key))) (ADR-028 legacy form). */
+function cosmosAddress(hrp: string, key: SecKey): string {
+  return bech32.encode(hrp, bech32.toWords(hash160(key.compressed)));
+}
+
+/** Aptos (AIP-40): 0x ‖ hex(SHA3-256(public key ‖ 0x00)), 0x00 being the single-ed25519 scheme id. */
+function aptosAddress(key: Uint8Array): string {
+  return `0x${bytesToHex(sha3_256(concatBytes(key, Uint8Array.of(0x00))))}`;
+}
+
+/** Sui: 0x ‖ hex(BLAKE2b-256(flag 0x00 for ed25519 ‖ public key)). */
+function suiAddress(key: Uint8Array): string {
+  return `0x${bytesToHex(blake2b(concatBytes(Uint8Array.of(0x00), key), { dkLen: 32 }))}`;
+}
+
+/** Stellar StrKey (SEP-23): base32(version 6 << 3 ‖ public key ‖ CRC-16/XMODEM little-endian), "G…". */
+function stellarAddress(key: Uint8Array): string {
+  const body = concatBytes(Uint8Array.of(6 << 3), key);
+  const crc = crc16Xmodem(body);
+  return base32nopad.encode(concatBytes(body, Uint8Array.of(crc & 0xff, crc >> 8)));
+}
+
 /**
  * Encodes `publicKey` (as {@link publicKeyOf} returns it; 65-byte SEC1 is accepted too) on `curve` in
  * `format`. A curve that cannot have that format is CURVE_UNSUPPORTED; a malformed key FIELD_INVALID.
@@ -114,6 +145,16 @@ export function deriveAddress(
         return base58.encode(key);
       case 'ADDRESS_FORMAT_COMPRESSED':
         return bytesToHex(key);
+      case 'ADDRESS_FORMAT_APTOS':
+        return aptosAddress(key);
+      case 'ADDRESS_FORMAT_SUI':
+        return suiAddress(key);
+      case 'ADDRESS_FORMAT_XLM':
+        return stellarAddress(key);
+      case 'ADDRESS_FORMAT_TON_V3R2':
+        return tonWalletAddress('V3R2', key);
+      case 'ADDRESS_FORMAT_TON_V4R2':
+        return tonWalletAddress('V4R2', key);
       default:
         // curveFitsFormat admitted no other format for ed25519.
         throw invalid(field, `${format} is not available for ${curve} keys`, 'CURVE_UNSUPPORTED');
@@ -148,7 +189,26 @@ export function deriveAddress(
       return bitcoinAddress('P2WPKH', REGTEST, key);
     case 'ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR':
       return bitcoinAddress('P2TR', REGTEST, key);
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2PKH':
+      return bitcoinAddress('P2PKH', SIGNET, key);
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH':
+      return bitcoinAddress('P2WPKH', SIGNET, key);
+    case 'ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR':
+      return bitcoinAddress('P2TR', SIGNET, key);
+    case 'ADDRESS_FORMAT_DOGE_MAINNET':
+      return base58check.encode(concatBytes(Uint8Array.of(DOGE_MAINNET_P2PKH), hash160(key.compressed)));
+    case 'ADDRESS_FORMAT_DOGE_TESTNET':
+      return base58check.encode(concatBytes(Uint8Array.of(DOGE_TESTNET_P2PKH), hash160(key.compressed)));
+    case 'ADDRESS_FORMAT_COSMOS':
+      return cosmosAddress('cosmos', key);
+    case 'ADDRESS_FORMAT_SEI':
+      return cosmosAddress('sei', key);
     case 'ADDRESS_FORMAT_SOLANA':
+    case 'ADDRESS_FORMAT_APTOS':
+    case 'ADDRESS_FORMAT_SUI':
+    case 'ADDRESS_FORMAT_XLM':
+    case 'ADDRESS_FORMAT_TON_V3R2':
+    case 'ADDRESS_FORMAT_TON_V4R2':
       throw invalid(field, `${format} is not available for ${curve} keys`, 'CURVE_UNSUPPORTED');
     default:
       return assertNever(format);
