@@ -102,12 +102,12 @@ function bitcoinAddress(kind: 'P2PKH' | 'P2WPKH' | 'P2TR', net: BitcoinNetwork, 
   }
 }
 
-/** Cosmos SDK account address: bech32(hrp, RIPEMD160(SHA256(compressed key))) (ADR-028 legacy form). */
+/** Cosmos SDK account address: bech32(hrp, RIPEMD160(SHA256(compressed key))), as secp256k1 PubKey.Address gives it. */
 function cosmosAddress(hrp: string, key: SecKey): string {
   return bech32.encode(hrp, bech32.toWords(hash160(key.compressed)));
 }
 
-/** Aptos (AIP-40): 0x ‖ hex(SHA3-256(public key ‖ 0x00)), 0x00 being the single-ed25519 scheme id. */
+/** Aptos: the authentication key SHA3-256(public key ‖ 0x00 single-ed25519 scheme), in AIP-40 long form. */
 function aptosAddress(key: Uint8Array): string {
   return `0x${bytesToHex(sha3_256(concatBytes(key, Uint8Array.of(0x00))))}`;
 }

@@ -1,10 +1,11 @@
 /**
  * The address of a standard TON wallet contract (v3r2, v4r2) for an ed25519 public key.
  *
- * A TON contract's address is the representation hash of its StateInit cell (TON whitepaper §3.1,
- * "tvm.pdf" §3.1.4 cell hashing), so the address of an undeployed wallet follows from its code and
- * its initial data alone. Only the hash and depth of the code cell enter that hash; they are the
- * published hashes of the two standard wallet codes, checked in the test against @ton/ton's cells.
+ * A TON contract's address is the representation hash of its StateInit cell (the cell hashing of
+ * the TVM whitepaper), so the address of an undeployed wallet follows from its code and initial
+ * data alone. Only the hash and depth of the code cell enter that hash; they are the well-known
+ * hashes of the two standard wallet codes, checked in test/address-formats.test.ts against the
+ * addresses @ton/ton builds from the full code cells.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64urlnopad } from '@scure/base';
