@@ -9,6 +9,7 @@ import { SEND_TRANSACTION_ACTIVITIES } from './send-transaction.js'; // --- eth 
 import type { ActivityDefinition } from './types.js';
 import { USER_ACTIVITIES } from './users.js';
 import { WALLET_ACTIVITIES } from './wallets.js';
+import { WEBHOOK_ACTIVITIES } from './webhooks.js'; // --- webhooks ---
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
@@ -20,4 +21,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...USER_ACTIVITIES,
   ...ORGANIZATION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
+  ...WEBHOOK_ACTIVITIES, // --- webhooks ---
 ];

@@ -35,6 +35,8 @@ import {
   SERVICE_SIGNER_KEY_ID,
   SERVICE_TLS_FETCHER_KEY_ID,
 } from '../keys/index.js';
+import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
+import { WEBHOOK_JWKS_PATH, webhookJwks } from '../webhooks/signingKeys.js'; // --- webhooks ---
 
 export interface ApiHandlerOptions {
   readonly store: Store;
@@ -356,7 +358,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         await store.write((tx) => {
           tx.insertActivity(record, [vote]);
           tx.insertPolicyEvaluation(evaluation);
+          tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
         });
+        webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
         return respondWith(record);
       }
@@ -377,7 +381,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       outcome.write?.(tx);
       tx.insertActivity(record, [vote]);
       tx.insertPolicyEvaluation(evaluation);
+      tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
+    webhookContextOf(store).wake(); // --- webhooks ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
@@ -410,6 +416,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   /** The route as a metric label: a known path, or 'other' (never a name a client made up). */
   function routeLabel(path: string): string {
     if (path === DISCOVERY_KEYS_PATH) return path;
+    if (path === WEBHOOK_JWKS_PATH) return path; // --- webhooks ---
     if (path.startsWith(SUBMIT_PREFIX)) return paths.has(path.slice(SUBMIT_PREFIX.length)) ? path : 'other';
     if (path.startsWith(QUERY_PREFIX)) {
       const name = path.slice(QUERY_PREFIX.length);
@@ -439,6 +446,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
 
   async function route(req: TransportRequest): Promise<TransportResponse> {
     if (req.path === DISCOVERY_KEYS_PATH) return json(200, await discoveryKeys());
+    // --- webhooks --- read per request: a rotation shows at once (the listener adds Cache-Control).
+    if (req.path === WEBHOOK_JWKS_PATH)
+      return json(200, webhookJwks(await store.listWebhookSigningKeys(), now()));
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!paths.has(name))

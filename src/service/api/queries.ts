@@ -36,6 +36,7 @@ import { parseAddress } from '../../../chains/ethereum/index.js'; // --- eth sen
 import { sendContextOf } from '../send/context.js'; // --- eth send transaction ---
 import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
+import { WEBHOOK_QUERIES } from '../activities/webhooks.js'; // --- webhooks ---
 
 /** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
 const MAX_LIST_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -479,6 +480,7 @@ const SEND_QUERIES: Record<string, QueryHandler> = {
 // --- end eth send transaction ---
 
 const QUERIES: Record<string, QueryHandler> = {
+  ...WEBHOOK_QUERIES, // --- webhooks ---
   ...SEND_QUERIES, // --- eth send transaction ---
   ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
   ...USER_QUERIES, // --- users ---
