@@ -1433,6 +1433,7 @@ type WebhooksTx = Pick<
   | 'enqueueSendStatusEvent'
   | 'claimWebhookDeliveries'
   | 'recordWebhookAttempt'
+  | 'claimWebhookLane'
   | 'redeliverWebhook'
   | 'releaseWebhookLeases'
   | 'insertWebhookSigningKey'
@@ -1652,6 +1653,16 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
       .filter((r) => s.lease.run(leaseUntilMs, r.id, nowMs).changes === 1)
       .map((r) => ({ ...toWebhookDelivery(r), leaseUntilMs }));
 
+  const claimLane = (
+    lane: string,
+    nowMs: number,
+    leaseUntilMs: number,
+  ): WebhookDeliveryRecord | undefined => {
+    const next = get(s.laneHead, lane);
+    if (next === undefined || num(next.next_attempt_at_ms) > nowMs) return undefined;
+    return lease([next], nowMs, leaseUntilMs)[0];
+  };
+
   return {
     tx: {
       insertWebhookEndpoint: (r) => {
@@ -1801,10 +1812,9 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           a.deliveryId,
         );
         if (claimNext === undefined) return undefined;
-        const next = get(s.laneHead, str(d.lane));
-        if (next === undefined || num(next.next_attempt_at_ms) > claimNext.nowMs) return undefined;
-        return lease([next], claimNext.nowMs, claimNext.leaseUntilMs)[0];
+        return claimLane(str(d.lane), claimNext.nowMs, claimNext.leaseUntilMs);
       },
+      claimWebhookLane: (lane, nowMs, leaseUntilMs) => claimLane(lane, nowMs, leaseUntilMs),
       redeliverWebhook: (owners, id, nowMs) => {
         const d = get(s.delivery, id);
         if (d === undefined || !owners.includes(str(d.owner_organization_id))) return undefined;

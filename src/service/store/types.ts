@@ -803,6 +803,8 @@ export interface StoreTx {
     result: WebhookAttemptResult,
     claimNext?: { readonly nowMs: number; readonly leaseUntilMs: number },
   ): WebhookDeliveryRecord | undefined;
+  /** Leases the lane's head if it is due and free (a lane waiting out a short retry delay takes it back). */
+  claimWebhookLane(lane: string, nowMs: number, leaseUntilMs: number): WebhookDeliveryRecord | undefined;
   /** Queues a finished delivery again (same event id, a fresh retry window); undefined if none. */
   redeliverWebhook(
     ownerOrganizationIds: readonly string[],

@@ -28,7 +28,7 @@ import type {
 } from '../store/types.js';
 import { activityResponse } from '../api/envelope.js';
 import { votesWithUsers } from '../api/queries.js';
-import { activeWebhookKey, signWebhook } from './signingKeys.js';
+import { activeWebhookKey, signWebhook, verifyWebhookSigningKey } from './signingKeys.js';
 import type { WebhookMetrics } from './metrics.js';
 
 export interface WebhookDispatcherOptions {
@@ -117,6 +117,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     if (signingKey !== undefined && now - signingKey.readAtMs < 5_000) return signingKey.key;
     const key = activeWebhookKey(await store.listWebhookSigningKeys());
     if (key === undefined) throw new Error('there is no webhook signing key');
+    if (signingKey?.key.id !== key.id) verifyWebhookSigningKey(vault, key);
     signingKey = { key, readAtMs: now };
     return key;
   }
@@ -237,6 +238,13 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         d = await store.write((tx) =>
           tx.recordWebhookAttempt(result, stopped ? undefined : { nowMs: now, leaseUntilMs: now + leaseMs }),
         );
+        // A retry due before the next look at the outbox is waited out here, keeping the lane.
+        const wait = result.nextAttemptAtMs - clock();
+        if (d === undefined && result.state === 'PENDING' && wait < pollMs && !stopped) {
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          const at = clock();
+          if (!stopped) d = await store.write((tx) => tx.claimWebhookLane(lane, at, at + leaseMs));
+        }
       }
     })();
     active.set(

@@ -103,9 +103,26 @@ export function webhookJwks(keys: readonly WebhookSigningKeyRecord[], nowMs: num
 }
 
 /**
+ * Opens the sealed key once and checks it against its public key (when the dispatcher loads a key):
+ * a wrong master key or a swapped row fails here, not at every receiver.
+ */
+export function verifyWebhookSigningKey(vault: KeyVault, key: WebhookSigningKeyRecord): void {
+  const seed = vault.open(key.sealedKey, key.id);
+  try {
+    if (bytesToHex(publicKeyOf('CURVE_ED25519', seed)) !== key.publicKey)
+      throw new CountersignError(
+        'KEY_MATERIAL_UNAVAILABLE',
+        `webhook signing key ${key.id} does not match its public key`,
+      );
+  } finally {
+    zeroize(seed);
+  }
+}
+
+/**
  * The v1 signature of one attempt: Ed25519 over `v1.ed25519.<keyId>.<timestampMs>.<eventId>.`
  * followed by the exact body bytes; lower-case hex of the 64-byte signature. Opens the sealed key
- * for this signature only and zeroes it after.
+ * for this signature only and zeroes it after (the key was checked by verifyWebhookSigningKey).
  */
 export function signWebhook(input: {
   readonly vault: KeyVault;
@@ -117,11 +134,6 @@ export function signWebhook(input: {
   const { key } = input;
   const seed = input.vault.open(key.sealedKey, key.id);
   try {
-    if (bytesToHex(publicKeyOf('CURVE_ED25519', seed)) !== key.publicKey)
-      throw new CountersignError(
-        'KEY_MATERIAL_UNAVAILABLE',
-        `webhook signing key ${key.id} does not match its public key`,
-      );
     const prefix = utf8(`v1.ed25519.${key.id}.${input.timestampMs}.${input.eventId}.`);
     const sig = signEd25519(seed, concatBytes(prefix, input.body));
     return bytesToHex(concatBytes(sig.r, sig.s));
