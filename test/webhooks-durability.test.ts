@@ -64,7 +64,8 @@ describe('webhook durability', () => {
     const store = openSqliteStore(join(dataDir, 'countersign.db'), { backgroundCheckpoint: false });
     try {
       const committed = (await store.listActivities(org, { limit: 1_000 })).filter(
-        (a) => a.type === 'ACTIVITY_TYPE_CREATE_USER_TAG' || a.type === 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT',
+        (a) =>
+          a.type === 'ACTIVITY_TYPE_CREATE_USER_TAG' || a.type === 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT',
       );
       const committedIds = new Set(committed.map((a) => a.id));
       // Every committed activity was delivered; nothing delivered that was not committed.
