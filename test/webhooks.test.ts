@@ -354,7 +354,25 @@ describe('webhook delivery', () => {
   });
 
   it('writes no event for a request that was refused, and none when nobody listens', async () => {
-    const before = (await h.service.store.webhookBacklog(Date.now())).pending;
+    const endpointId = await createEndpoint(api, org, `${receiver.url}/refused`);
+    const bad = await post(
+      h.baseUrl,
+      h.service.credentials,
+      '/public/v1/submit/create_user_tag',
+      envelope('ACTIVITY_TYPE_CREATE_USER_TAG', org, { userIds: [] }),
+    );
+    expect(bad.status).toBe(400);
+    const good = await tag(api, org);
+    await waitFor(
+      () => receiver.received.some((r) => r.path === '/refused' && JSON.parse(r.body).id === good),
+      10_000,
+      'the next event',
+    );
+    // Only the endpoint's own creation and the good activity: the refused request left nothing.
+    const toRefused = await h.service.store.listWebhookDeliveries(org, { endpointId }, { limit: 10 });
+    expect(toRefused).toHaveLength(2);
+    await deleteEndpoint(api, org, endpointId);
+
     const lonely = randomUUID();
     await h.service.store.write((tx) =>
       tx.insertOrganization({
@@ -370,10 +388,44 @@ describe('webhook delivery', () => {
       name: 'l',
       isRoot: true,
     });
-    const client = new TurnkeyClient({ baseUrl: h.baseUrl }, new ApiKeyStamper(key));
-    const id = await tag(client, lonely);
+    await tag(new TurnkeyClient({ baseUrl: h.baseUrl }, new ApiKeyStamper(key)), lonely);
     expect(await h.service.store.listWebhookDeliveries(lonely, {}, { limit: 10 })).toEqual([]);
-    expect((await h.service.store.webhookBacklog(Date.now())).pending).toBeLessThanOrEqual(before);
-    expect(id).toBeTruthy();
+  });
+
+  it('signs with a rotated key at once and keeps the old key published', async () => {
+    const before = await fetchWebhookKeys(h.baseUrl);
+    const fresh = { id: (await h.service.rotateWebhookSigningKey()).keyId };
+    const after = await fetchWebhookKeys(h.baseUrl);
+    expect(after.map((k) => k.keyId).sort()).toEqual([...before.map((k) => k.keyId), fresh.id].sort());
+    const endpointId = await createEndpoint(api, org, `${receiver.url}/rotated`);
+    // The dispatcher re-reads the signing key within seconds of a rotation.
+    let id = '';
+    await waitFor(
+      async () => {
+        id = await tag(api, org);
+        await waitFor(
+          () => receiver.received.some((r) => r.path === '/rotated' && JSON.parse(r.body).id === id),
+          10_000,
+          'delivery',
+        );
+        const r = receiver.received.find((x) => x.path === '/rotated' && JSON.parse(x.body).id === id)!;
+        return r.headers['x-turnkey-signature-key-id'] === fresh.id;
+      },
+      15_000,
+      'a delivery signed by the new key',
+    );
+    const r = receiver.received.find((x) => x.path === '/rotated' && JSON.parse(x.body).id === id)!;
+    expect(verifies(r, after)).toBe(true);
+    expect(verifies(r, before)).toBe(false);
+    await deleteEndpoint(api, org, endpointId);
+  }, 30_000);
+
+  it('exposes delivery metrics with closed label sets', async () => {
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(text).toMatch(/countersign_webhook_attempts_total\{source="ENDPOINT",outcome="DELIVERED"\} [1-9]/);
+    expect(text).toMatch(/countersign_webhook_attempt_seconds_count [1-9]/);
+    expect(text).toMatch(/countersign_webhook_backlog \d+/);
+    expect(text).toMatch(/countersign_webhook_oldest_due_seconds [0-9.]+/);
+    expect(text).not.toContain(receiver.url);
   });
 });

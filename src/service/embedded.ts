@@ -31,7 +31,7 @@ import { loadOrCreateSponsorKey } from './send/sponsorKey.js'; // --- eth send t
 import { attachWebhookContext } from './webhooks/context.js'; // --- webhooks ---
 import { startWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/dispatcher.js'; // --- webhooks ---
 import { WebhookMetrics } from './webhooks/metrics.js'; // --- webhooks ---
-import { ensureWebhookSigningKey } from './webhooks/signingKeys.js'; // --- webhooks ---
+import { ensureWebhookSigningKey, rotateWebhookSigningKey } from './webhooks/signingKeys.js'; // --- webhooks ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -105,6 +105,8 @@ export interface EmbeddedService {
   readonly signerPublicKey: string;
   /** The gas station's sponsor address: fund it on each chain that sends sponsored batches. */
   readonly sponsorAddress: `0x${string}`;
+  /** Adds a webhook signing key that signs from now on; the old ones stay published a while. */
+  rotateWebhookSigningKey(): Promise<{ readonly keyId: string }>; // --- webhooks ---
   close(): Promise<void>;
 }
 
@@ -280,6 +282,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     daemonSigner,
     signerPublicKey,
     sponsorAddress: sponsor.address,
+    rotateWebhookSigningKey: async () => ({ keyId: (await rotateWebhookSigningKey(store, vault)).id }), // --- webhooks ---
     close,
   };
 }
