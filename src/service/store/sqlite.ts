@@ -1434,6 +1434,7 @@ type WebhooksTx = Pick<
   | 'claimWebhookDeliveries'
   | 'recordWebhookAttempt'
   | 'claimWebhookLane'
+  | 'releaseWebhookDeliveries'
   | 'redeliverWebhook'
   | 'releaseWebhookLeases'
   | 'insertWebhookSigningKey'
@@ -1532,10 +1533,11 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
          AND d.lane NOT IN (SELECT value FROM json_each(?))
        ORDER BY d.next_attempt_at_ms, d.seq LIMIT ?`,
     ),
-    laneHead: p(
+    laneHeads: p(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-       WHERE d.lane = ? AND d.state = 'PENDING' ORDER BY d.seq LIMIT 1`,
+       WHERE d.lane = ? AND d.state = 'PENDING' ORDER BY d.seq LIMIT ?`,
     ),
+    release: p("UPDATE webhook_deliveries SET lease_until_ms = 0 WHERE id = ? AND state = 'PENDING'"),
     lease: p(
       "UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ? AND state = 'PENDING' AND lease_until_ms <= ?",
     ),
@@ -1653,14 +1655,15 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
       .filter((r) => s.lease.run(leaseUntilMs, r.id, nowMs).changes === 1)
       .map((r) => ({ ...toWebhookDelivery(r), leaseUntilMs }));
 
-  const claimLane = (
-    lane: string,
-    nowMs: number,
-    leaseUntilMs: number,
-  ): WebhookDeliveryRecord | undefined => {
-    const next = get(s.laneHead, lane);
-    if (next === undefined || num(next.next_attempt_at_ms) > nowMs) return undefined;
-    return lease([next], nowMs, leaseUntilMs)[0];
+  const claimLane = (lane: string, nowMs: number, leaseUntilMs: number, limit: number) => {
+    const out: WebhookDeliveryRecord[] = [];
+    for (const r of all(s.laneHeads, lane, limit)) {
+      if (num(r.next_attempt_at_ms) > nowMs) break;
+      const [leased] = lease([r], nowMs, leaseUntilMs);
+      if (leased === undefined) break;
+      out.push(leased);
+    }
+    return out;
   };
 
   return {
@@ -1787,10 +1790,10 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
       },
       claimWebhookDeliveries: (nowMs, leaseUntilMs, limit, busy) =>
         lease(all(s.heads, nowMs, nowMs, JSON.stringify(busy), limit), nowMs, leaseUntilMs),
-      recordWebhookAttempt: (result, claimNext) => {
+      recordWebhookAttempt: (result) => {
         const a = result.attempt;
         const d = get(s.delivery, a.deliveryId);
-        if (d === undefined) return undefined;
+        if (d === undefined) return;
         s.insAttempt.run(
           a.deliveryId,
           a.attempt,
@@ -1811,10 +1814,9 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           a.startedAtMs + a.latencyMs,
           a.deliveryId,
         );
-        if (claimNext === undefined) return undefined;
-        return claimLane(str(d.lane), claimNext.nowMs, claimNext.leaseUntilMs);
       },
-      claimWebhookLane: (lane, nowMs, leaseUntilMs) => claimLane(lane, nowMs, leaseUntilMs),
+      claimWebhookLane: claimLane,
+      releaseWebhookDeliveries: (ids) => ids.forEach((id) => s.release.run(id)),
       redeliverWebhook: (owners, id, nowMs) => {
         const d = get(s.delivery, id);
         if (d === undefined || !owners.includes(str(d.owner_organization_id))) return undefined;

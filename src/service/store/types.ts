@@ -795,16 +795,15 @@ export interface StoreTx {
     limit: number,
     busyLanes: readonly string[],
   ): WebhookDeliveryRecord[];
+  /** Records an attempt on a leased delivery and moves the delivery on (its lease ends). */
+  recordWebhookAttempt(result: WebhookAttemptResult): void;
   /**
-   * Records an attempt on a leased delivery and moves it on. When `claimNext` is given and the lane's
-   * next delivery is due and free, leases and returns it (one write per attempt on a busy lane).
+   * Leases up to `limit` pending deliveries of one lane in order, from its head, stopping at the first
+   * that is not due or not free (the lane's runner sends them one after another).
    */
-  recordWebhookAttempt(
-    result: WebhookAttemptResult,
-    claimNext?: { readonly nowMs: number; readonly leaseUntilMs: number },
-  ): WebhookDeliveryRecord | undefined;
-  /** Leases the lane's head if it is due and free (a lane waiting out a short retry delay takes it back). */
-  claimWebhookLane(lane: string, nowMs: number, leaseUntilMs: number): WebhookDeliveryRecord | undefined;
+  claimWebhookLane(lane: string, nowMs: number, leaseUntilMs: number, limit: number): WebhookDeliveryRecord[];
+  /** Ends the leases of deliveries a lane claimed but did not send. */
+  releaseWebhookDeliveries(ids: readonly string[]): void;
   /** Queues a finished delivery again (same event id, a fresh retry window); undefined if none. */
   redeliverWebhook(
     ownerOrganizationIds: readonly string[],

@@ -67,6 +67,8 @@ export interface WebhookDispatcher {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Deliveries of one lane leased at once. */
+const LANE_BATCH = 16;
 
 /** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3), in ms from now; undefined if absent or bad. */
 export function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
@@ -228,24 +230,55 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     };
   }
 
+  /**
+   * Sends a lane's deliveries one after another. Deliveries are claimed a few at a time and each
+   * attempt's record is queued without waiting for its commit, so one fsync covers several
+   * deliveries; a crash before that commit only means those are sent again (same event id). A
+   * delivery to be retried ends the run of claimed ones (the rest are released: order is kept).
+   */
   function runLane(first: WebhookDeliveryRecord): void {
     const lane = first.lane;
     const run = (async () => {
-      let d: WebhookDeliveryRecord | undefined = first;
-      while (d !== undefined) {
+      let queue: WebhookDeliveryRecord[] = [first];
+      const records: Promise<unknown>[] = [];
+      for (;;) {
+        if (stopped && queue.length > 0) {
+          const rest = queue.map((x) => x.id);
+          queue = [];
+          records.push(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
+        }
+        const d = queue.shift();
+        if (d === undefined) {
+          if (stopped) break;
+          const at = clock();
+          queue = await store.write((tx) => tx.claimWebhookLane(lane, at, at + leaseMs, LANE_BATCH));
+          if (queue.length === 0) break;
+          continue;
+        }
         const result = await attempt(d);
-        const now = clock();
-        d = await store.write((tx) =>
-          tx.recordWebhookAttempt(result, stopped ? undefined : { nowMs: now, leaseUntilMs: now + leaseMs }),
-        );
+        if (result.state !== 'PENDING' && queue.length === 0 && !stopped) {
+          // The lane's claimed run is done: record the last attempt and claim the next run in one write.
+          const at = clock();
+          queue = await store.write((tx) => {
+            tx.recordWebhookAttempt(result);
+            return tx.claimWebhookLane(lane, at, at + leaseMs, LANE_BATCH);
+          });
+          if (queue.length === 0) break;
+          continue;
+        }
+        records.push(store.write((tx) => tx.recordWebhookAttempt(result)));
+        if (result.state !== 'PENDING') continue;
+        // A retry: what was claimed after it waits behind it.
+        const rest = queue.map((x) => x.id);
+        queue = [];
+        if (rest.length > 0) records.push(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
         // A retry due before the next look at the outbox is waited out here, keeping the lane.
         const wait = result.nextAttemptAtMs - clock();
-        if (d === undefined && result.state === 'PENDING' && wait < pollMs && !stopped) {
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          const at = clock();
-          if (!stopped) d = await store.write((tx) => tx.claimWebhookLane(lane, at, at + leaseMs));
-        }
+        if (wait >= pollMs || stopped) break;
+        await Promise.all(records.splice(0));
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
+      await Promise.all(records);
     })();
     active.set(
       lane,
