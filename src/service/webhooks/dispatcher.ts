@@ -75,6 +75,8 @@ export function retryAfterMs(value: string | string[] | undefined, nowMs: number
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined) return undefined;
   if (/^[0-9]+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  // An HTTP date names its day and month; Date.parse alone would take '-5' as a year.
+  if (!/^[A-Za-z]{3}, /.test(v.trim())) return undefined;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
