@@ -243,11 +243,16 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     const run = (async () => {
       let queue: WebhookDeliveryRecord[] = [first];
       const records: Promise<unknown>[] = [];
+      // Observed at once, so a failed record write is logged even if the lane stops before awaiting it.
+      const track = (p: Promise<unknown>) =>
+        records.push(
+          p.catch((e: unknown) => logger.error({ err: e, lane }, 'a webhook attempt could not be recorded')),
+        );
       for (;;) {
         if (stopped && queue.length > 0) {
           const rest = queue.map((x) => x.id);
           queue = [];
-          records.push(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
+          track(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
         }
         const d = queue.shift();
         if (d === undefined) {
@@ -268,12 +273,12 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
           if (queue.length === 0) break;
           continue;
         }
-        records.push(store.write((tx) => tx.recordWebhookAttempt(result)));
+        track(store.write((tx) => tx.recordWebhookAttempt(result)));
         if (result.state !== 'PENDING') continue;
         // A retry: what was claimed after it waits behind it.
         const rest = queue.map((x) => x.id);
         queue = [];
-        if (rest.length > 0) records.push(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
+        if (rest.length > 0) track(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
         // A retry due before the next look at the outbox is waited out here, keeping the lane.
         const wait = result.nextAttemptAtMs - clock();
         if (wait >= pollMs || stopped) break;
@@ -300,6 +305,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     timer = undefined;
     if (stopped) return;
     running = true;
+    lastPassAtMs = clock();
     again = false;
     let claimed = 0;
     let nextDueAtMs: number | null = null;
@@ -339,13 +345,17 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     timer.unref();
   }
 
+  let lastPassAtMs = 0;
+  /** Passes are at least this far apart: a burst of commits wakes the dispatcher once, not per commit. */
+  const MIN_PASS_GAP_MS = 10;
+
   function wake(): void {
     if (stopped) return;
     if (running) {
       again = true;
       return;
     }
-    schedule(0);
+    schedule(Math.max(0, lastPassAtMs + MIN_PASS_GAP_MS - clock()));
   }
 
   schedule(0);
