@@ -58,6 +58,8 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     maxRequestAgeMs: config.maxRequestAgeMs,
     maxClockSkewMs: config.maxClockSkewMs,
     chainRpc: config.chainRpc,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    webhooks: { maxAgeMs: config.webhookMaxAgeMs },
     daemonSigner: true,
   });
 }
@@ -125,6 +127,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         maxClockSkewMs: config.maxClockSkewMs,
         chainRpc: [...config.chainRpc],
         allowPrivateNetwork: config.allowPrivateNetwork,
+        webhookMaxAgeMs: config.webhookMaxAgeMs,
       },
       {
         logger,

@@ -26,6 +26,12 @@ describe('loadConfig', () => {
   it('reads --allow-private-network as a boolean flag, environment variable or file key (off by default)', () => {
     expect(loadConfig(['serve'], {}).config.allowPrivateNetwork).toBe(false);
     expect(loadConfig(['serve', '--allow-private-network'], {}).config.allowPrivateNetwork).toBe(true);
+    // --- webhooks ---
+    expect(loadConfig(['serve'], {}).config.webhookMaxAgeMs).toBe(24 * 60 * 60 * 1000);
+    expect(loadConfig(['serve', '--webhook-max-age-seconds', '60'], {}).config.webhookMaxAgeMs).toBe(60_000);
+    expect(() => loadConfig(['serve', '--webhook-max-age-seconds', '0'], {})).toThrow(
+      /webhook-max-age-seconds/,
+    );
     expect(
       loadConfig(['serve'], { COUNTERSIGN_ALLOW_PRIVATE_NETWORK: 'true' }).config.allowPrivateNetwork,
     ).toBe(true);

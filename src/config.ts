@@ -32,6 +32,8 @@ export interface Config {
    * loopback and private addresses. For development only; logged at warn when on.
    */
   readonly allowPrivateNetwork: boolean;
+  /** How long a webhook delivery is retried before it is marked failed (default 24 h). */
+  readonly webhookMaxAgeMs: number;
   /** gRPC TLS: server certificate and key files; with `grpcClientCa`, clients need a certificate (mTLS). */
   readonly grpcTlsCert: string | undefined;
   readonly grpcTlsKey: string | undefined;
@@ -216,6 +218,13 @@ export const SETTINGS = [
     help: 'development only: outbound calls may use http and reach loopback and private addresses',
     boolean: true,
   },
+  {
+    flag: 'webhook-max-age-seconds',
+    env: 'COUNTERSIGN_WEBHOOK_MAX_AGE_SECONDS',
+    key: 'webhookMaxAgeSeconds',
+    def: '86400',
+    help: 'how long a webhook delivery is retried before it is marked failed, in seconds',
+  },
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -353,6 +362,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     maxRequestAgeMs: positiveInt(str('maxRequestAgeMs'), '--max-request-age-ms'),
     maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
     allowPrivateNetwork: booleanSetting(str('allowPrivateNetwork'), '--allow-private-network'),
+    webhookMaxAgeMs: atLeastOne(str('webhookMaxAgeSeconds'), '--webhook-max-age-seconds') * 1000,
     grpcTlsCert: opt('grpcTlsCert'),
     grpcTlsKey: opt('grpcTlsKey'),
     grpcClientCa: opt('grpcClientCa'),

@@ -147,7 +147,8 @@ const ERC20_ABI = JSON.stringify([
 beforeAll(async () => {
   anvil = await startAnvil();
   chain = createPublicClient({ transport: http(anvil.rpcUrl) });
-  h = await startEmbedded({ chainRpc: new Map([[CAIP2, anvil.rpcUrl]]) });
+  // The webhook receiver (`/hook` below) is on loopback, which only --allow-private-network reaches.
+  h = await startEmbedded({ chainRpc: new Map([[CAIP2, anvil.rpcUrl]]), allowPrivateNetwork: true });
   org = h.service.credentials.organizationId;
   rootUserId = h.service.credentials.userId;
   // The recording proxy: forwards every request byte-for-byte and records the exchange. `/hook`

@@ -28,6 +28,10 @@ import { attachSendContext } from './send/context.js'; // --- eth send transacti
 import { startSendTracker } from './send/tracker.js'; // --- eth send transaction ---
 import { createGasStation } from './send/gasStation.js'; // --- eth send transaction ---
 import { loadOrCreateSponsorKey } from './send/sponsorKey.js'; // --- eth send transaction ---
+import { attachWebhookContext } from './webhooks/context.js'; // --- webhooks ---
+import { startWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/dispatcher.js'; // --- webhooks ---
+import { WebhookMetrics } from './webhooks/metrics.js'; // --- webhooks ---
+import { ensureWebhookSigningKey, rotateWebhookSigningKey } from './webhooks/signingKeys.js'; // --- webhooks ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -68,7 +72,24 @@ export interface EmbeddedServiceOptions {
    * `init` ask for it; a service embedded without the daemon (tests, tools) does not.
    */
   readonly daemonSigner?: boolean;
+  /** Webhook delivery tuning (retry window, backoff, attempt deadline, lanes) and test seams. */
+  readonly webhooks?: WebhookDeliveryOptions;
 }
+
+/** What an embedder may set of the webhook dispatcher (the rest comes from the service). */
+export type WebhookDeliveryOptions = Partial<
+  Pick<
+    WebhookDispatcherOptions,
+    | 'maxAgeMs'
+    | 'baseDelayMs'
+    | 'maxDelayMs'
+    | 'attemptTimeoutMs'
+    | 'concurrency'
+    | 'pollMs'
+    | 'resolve'
+    | 'createConnection'
+  >
+>;
 
 export interface EmbeddedService {
   readonly handler: RequestHandler;
@@ -84,6 +105,8 @@ export interface EmbeddedService {
   readonly signerPublicKey: string;
   /** The gas station's sponsor address: fund it on each chain that sends sponsored batches. */
   readonly sponsorAddress: `0x${string}`;
+  /** Adds a webhook signing key that signs from now on; the old ones stay published a while. */
+  rotateWebhookSigningKey(): Promise<{ readonly keyId: string }>; // --- webhooks ---
   close(): Promise<void>;
 }
 
@@ -228,11 +251,29 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     logger: opts.logger.child({ module: 'gas-station' }),
   });
   attachSendContext(store, { chains, gasStation, kick: (id) => tracker.kick(id) });
+  // --- end eth send transaction ---
+  // --- webhooks --- the signing key, then the dispatcher (which picks up what a previous run left).
+  await ensureWebhookSigningKey(store, vault, opts.logger);
+  const policy = { allowPrivateNetwork: opts.allowPrivateNetwork ?? false };
+  const webhookMetrics = new WebhookMetrics();
+  metrics.addSection(() => webhookMetrics.render());
+  // The embedded store has one dispatcher (this one): leases a killed run left are released now.
+  await store.write((tx) => tx.releaseWebhookLeases());
+  const dispatcher = startWebhookDispatcher({
+    ...opts.webhooks,
+    store,
+    vault,
+    logger: opts.logger.child({ module: 'webhooks' }),
+    metrics: webhookMetrics,
+    policy,
+  });
+  attachWebhookContext(store, { policy, wake: () => dispatcher.wake() });
+  // --- end webhooks ---
   const close = async () => {
+    await dispatcher.stop(); // --- webhooks ---
     await tracker.stop();
     await store.close();
   };
-  // --- end eth send transaction ---
   return {
     handler,
     store,
@@ -241,6 +282,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     daemonSigner,
     signerPublicKey,
     sponsorAddress: sponsor.address,
+    rotateWebhookSigningKey: async () => ({ keyId: (await rotateWebhookSigningKey(store, vault)).id }), // --- webhooks ---
     close,
   };
 }

@@ -12,6 +12,8 @@ export interface ServiceWorkerData {
   readonly chainRpc: readonly (readonly [string, string])[];
   /** `--allow-private-network` (outbound guard relaxed for development). */
   readonly allowPrivateNetwork?: boolean;
+  /** `--webhook-max-age-seconds`, in ms. */
+  readonly webhookMaxAgeMs?: number;
 }
 
 export type HostMessage =

@@ -23,6 +23,7 @@ try {
     maxClockSkewMs: data.maxClockSkewMs,
     chainRpc: new Map(data.chainRpc),
     allowPrivateNetwork: data.allowPrivateNetwork ?? false,
+    ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
     daemonSigner: true,
   });
   port.on('message', (m: HostMessage) => {

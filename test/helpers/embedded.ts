@@ -3,7 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { openEmbeddedService, type EmbeddedService } from '../../src/service/embedded.js';
+import {
+  openEmbeddedService,
+  type EmbeddedService,
+  type WebhookDeliveryOptions,
+} from '../../src/service/embedded.js';
 import { startHttpServer, type HttpListener } from '../../src/service/api/http-server.js';
 
 export interface EmbeddedHarness {
@@ -23,6 +27,9 @@ export async function startEmbedded(
     maxClockSkewMs?: number;
     /** CAIP-2 id → JSON-RPC URL, as `--chain-rpc` gives it. */
     chainRpc?: ReadonlyMap<string, string>;
+    /** `--allow-private-network` (webhooks to a receiver on loopback). */
+    allowPrivateNetwork?: boolean;
+    webhooks?: WebhookDeliveryOptions;
   } = {},
 ): Promise<EmbeddedHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'countersign-test-'));
@@ -33,6 +40,8 @@ export async function startEmbedded(
     ...(opts.maxRequestAgeMs === undefined ? {} : { maxRequestAgeMs: opts.maxRequestAgeMs }),
     ...(opts.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: opts.maxClockSkewMs }),
     ...(opts.chainRpc === undefined ? {} : { chainRpc: opts.chainRpc }),
+    ...(opts.allowPrivateNetwork === undefined ? {} : { allowPrivateNetwork: opts.allowPrivateNetwork }),
+    ...(opts.webhooks === undefined ? {} : { webhooks: opts.webhooks }),
   });
   const http = await startHttpServer({
     host: '127.0.0.1',

@@ -12,6 +12,7 @@ import type { ActivityRecord, OrganizationRecord, Store, UserRecord, VoteRecord 
 import { reqString, type Params } from './params.js';
 import type { ActivityDefinition } from './types.js';
 import type { PolicyDecision } from '../policy/index.js';
+import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 
 export interface DecisionDefinition {
   readonly type: string;
@@ -108,13 +109,17 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
     if (v.selection === 'VOTE_SELECTION_REJECTED') {
       await store.write((tx) => {
         tx.insertVote(v);
-        tx.updateActivity(target.id, PENDING, {
-          status: 'ACTIVITY_STATUS_REJECTED',
-          resultJson: null,
-          failureJson: null,
-          updatedAtMs: nowMs,
-        });
+        if (
+          tx.updateActivity(target.id, PENDING, {
+            status: 'ACTIVITY_STATUS_REJECTED',
+            resultJson: null,
+            failureJson: null,
+            updatedAtMs: nowMs,
+          })
+        )
+          tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
       });
+      webhookContextOf(store).wake(); // --- webhooks ---
       return reread(target);
     }
 
@@ -157,13 +162,17 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
       await store.write((tx) => {
         tx.insertVote(v);
         if (evaluation !== undefined) tx.insertPolicyEvaluation(evaluation);
-        tx.updateActivity(target.id, PENDING, {
-          status: 'ACTIVITY_STATUS_FAILED',
-          resultJson: null,
-          failureJson: JSON.stringify(toRpcStatus(err)),
-          updatedAtMs: nowMs,
-        });
+        if (
+          tx.updateActivity(target.id, PENDING, {
+            status: 'ACTIVITY_STATUS_FAILED',
+            resultJson: null,
+            failureJson: JSON.stringify(toRpcStatus(err)),
+            updatedAtMs: nowMs,
+          })
+        )
+          tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
       });
+      webhookContextOf(store).wake(); // --- webhooks ---
       return reread(target);
     };
     if (failure !== undefined || decision === undefined)
@@ -215,7 +224,9 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
               })
             )
               throw new CountersignError('INTERNAL', `activity ${target.id} was decided concurrently`);
+            tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
           });
+          webhookContextOf(store).wake(); // --- webhooks ---
         } catch (e) {
           if (!isCountersignError(e)) throw e;
           return fail(e);

@@ -11,6 +11,7 @@ import { SEND_TRANSACTION_ACTIVITIES } from './send-transaction.js'; // --- eth 
 import type { ActivityDefinition } from './types.js';
 import { USER_ACTIVITIES } from './users.js';
 import { WALLET_ACTIVITIES } from './wallets.js';
+import { WEBHOOK_ACTIVITIES } from './webhooks.js'; // --- webhooks ---
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
@@ -24,4 +25,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...SESSION_ACTIVITIES, // --- sub-organizations and sessions ---
   ...ADMIN_ACTIVITIES,
   ...IMPORT_ACTIVITIES, // --- key and wallet import ---
+  ...WEBHOOK_ACTIVITIES, // --- webhooks ---
 ];

@@ -30,6 +30,8 @@ import {
   type Params,
 } from './params.js';
 import { openSecretParam } from './sealSecretParams.js';
+import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound/guard.js'; // --- webhooks ---
+import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
 
 const P = 'parameters';
@@ -270,23 +272,13 @@ export const FEATURE_NAMES = [
   'FEATURE_NAME_EARN_CONFIG',
 ] as const;
 
-function readFeatureValue(p: Params, name: (typeof FEATURE_NAMES)[number]): string {
+function readFeatureValue(p: Params, name: (typeof FEATURE_NAMES)[number], policy: OutboundPolicy): string {
   const field = `${P}.value`;
   const v = p.value;
   if (v === undefined || v === null) throw missing(field);
   if (typeof v !== 'string') throw invalid(field, 'must be a string');
-  if (name === 'FEATURE_NAME_WEBHOOK') {
-    let url: URL;
-    try {
-      url = new URL(v);
-    } catch {
-      throw invalid(field, 'the webhook feature needs the receiving URL (http or https)');
-    }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '')
-      throw invalid(field, 'the webhook URL must be http or https with a host');
-    if (url.username !== '' || url.password !== '')
-      throw invalid(field, 'the webhook URL must not carry credentials');
-  }
+  // --- webhooks --- the receiving URL passes the outbound guard (https, public host) like an endpoint's.
+  if (name === 'FEATURE_NAME_WEBHOOK') checkOutboundUrl(v, policy, field);
   return v;
 }
 
@@ -542,7 +534,7 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
     resultKey: 'setOrganizationFeatureResult',
     run: async (ctx, p): Promise<ActivityOutcome> => {
       const name = reqEnum(p, 'name', P, FEATURE_NAMES);
-      const value = readFeatureValue(p, name);
+      const value = readFeatureValue(p, name, webhookContextOf(ctx.store).policy);
       const org = ctx.organization.id;
       // The result is fixed before the write; a concurrent change of another feature is not in it.
       const current = await ctx.store.listOrganizationFeatures(org);

@@ -45,6 +45,8 @@ import {
   SERVICE_SIGNER_KEY_ID,
   SERVICE_TLS_FETCHER_KEY_ID,
 } from '../keys/index.js';
+import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
+import { WEBHOOK_JWKS_PATH, webhookJwks } from '../webhooks/signingKeys.js'; // --- webhooks ---
 
 export interface ApiHandlerOptions {
   readonly store: Store;
@@ -366,7 +368,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         await store.write((tx) => {
           tx.insertActivity(record, [vote]);
           tx.insertPolicyEvaluation(evaluation);
+          tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
         });
+        webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
         return respondWith(record);
       }
@@ -395,7 +399,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       outcome.write?.(tx);
       tx.insertActivity(record, [vote]);
       tx.insertPolicyEvaluation(evaluation);
+      tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
+    webhookContextOf(store).wake(); // --- webhooks ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
@@ -430,6 +436,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   /** The route as a metric label: a known path, or 'other' (never a name a client made up). */
   function routeLabel(path: string): string {
     if (path === DISCOVERY_KEYS_PATH) return path;
+    if (path === WEBHOOK_JWKS_PATH) return path; // --- webhooks ---
     return publicApiRoute(path) ? path : 'other';
   }
 
@@ -455,6 +462,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
 
   async function route(req: TransportRequest): Promise<TransportResponse> {
     if (req.path === DISCOVERY_KEYS_PATH) return json(200, await discoveryKeys());
+    // --- webhooks --- read per request: a rotation shows at once (the listener adds Cache-Control).
+    if (req.path === WEBHOOK_JWKS_PATH)
+      return json(200, webhookJwks(await store.listWebhookSigningKeys(), now()));
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!servesSubmit(name)) throw unservedRoute(req.path);

@@ -6,6 +6,12 @@ export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly seconds = new Map<string, number>();
   private readonly activities = new Map<string, number>();
+  private readonly sections: (() => string)[] = [];
+
+  /** Adds another component's metrics (already Prometheus text) to what `render` returns. */
+  addSection(render: () => string): void {
+    this.sections.push(render);
+  }
 
   /** `route` must come from a closed set (a served path or 'other'), never from the request as sent. */
   request(route: string, status: number, seconds: number): void {
@@ -35,6 +41,6 @@ export class Metrics {
       '# TYPE countersign_activities_total counter',
     );
     for (const [k, v] of this.activities) lines.push(`countersign_activities_total{type="${k}"} ${v}`);
-    return `${lines.join('\n')}\n`;
+    return `${lines.join('\n')}\n${this.sections.map((s) => s()).join('')}`;
   }
 }

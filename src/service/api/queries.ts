@@ -37,6 +37,7 @@ import { sendContextOf } from '../send/context.js'; // --- eth send transaction 
 import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
 import { CONTACT_KINDS, type ContactKind } from '../store/types.js'; // --- administration ---
+import { WEBHOOK_QUERIES } from '../activities/webhooks.js'; // --- webhooks ---
 
 /** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
 const MAX_LIST_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -552,6 +553,7 @@ const ADMIN_QUERIES: Record<string, QueryHandler> = {
 
 const QUERIES: Record<string, QueryHandler> = {
   ...ADMIN_QUERIES, // --- administration ---
+  ...WEBHOOK_QUERIES, // --- webhooks ---
   ...SEND_QUERIES, // --- eth send transaction ---
   ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
   ...USER_QUERIES, // --- users ---

@@ -19,6 +19,7 @@ import { suggestFees } from './fillTransaction.js';
 import { revertChainOf, type RevertEntry } from './revertChain.js';
 import { signEthTransaction } from './signEthTransaction.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
+import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 
 export interface SendTrackerOptions {
   readonly store: Store;
@@ -129,8 +130,14 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
 
   const update = (row: SendTransactionRecord, u: Omit<SendTransactionUpdate, 'updatedAtMs'>) =>
     store
-      .write((tx) => tx.updateSendTransaction(row.id, { ...u, updatedAtMs: Date.now() }))
+      .write((tx) => {
+        const nowMs = Date.now();
+        const moved = tx.updateSendTransaction(row.id, { ...u, updatedAtMs: nowMs });
+        if (moved) tx.enqueueSendStatusEvent(row.id, nowMs); // --- webhooks ---
+        return moved;
+      })
       .then((moved) => {
+        if (moved) webhookContextOf(store).wake(); // --- webhooks ---
         if (moved)
           logger.info(
             { sendTransactionStatusId: row.id, status: u.status, txHash: row.txHash },
@@ -316,6 +323,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
     await store.write((tx) => {
       const now = Date.now();
       if (!tx.updateSendTransaction(row.id, { status: 'FAILED', errorMessage, updatedAtMs: now })) return;
+      tx.enqueueSendStatusEvent(row.id, now); // --- webhooks ---
       // Highest first: each nonce given back makes the one below it the last one taken; once one
       // cannot be given back, neither can any below it.
       const unreleased: bigint[] = [];

@@ -385,4 +385,81 @@ CREATE INDEX import_targets_user ON import_targets(organization_id, user_id, cre
 CREATE INDEX import_targets_consumed_enc ON import_targets(organization_id, consumed_enc);
 `,
   },
+  {
+    // --- webhooks --- endpoints with their subscriptions, the outbox (one event per reported change,
+    // one delivery per event and receiving lane, written in the transaction of the change), every
+    // attempt of a delivery, and the Ed25519 keys that sign deliveries (issue 14). A lane is one
+    // receiver (an endpoint, or an organization's FEATURE_NAME_WEBHOOK URL); order is kept per lane.
+    version: 11,
+    sql: `
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  url TEXT NOT NULL,
+  name TEXT NOT NULL,
+  is_active INTEGER NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_endpoints_org ON webhook_endpoints(organization_id, created_at_ms);
+CREATE TABLE webhook_subscriptions (
+  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  event_type TEXT NOT NULL,
+  filters_json TEXT,
+  is_active INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (endpoint_id, event_type)
+);
+CREATE TABLE webhook_events (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  subject_id TEXT NOT NULL,
+  snapshot_json TEXT NOT NULL,
+  body_json TEXT,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_events_subject ON webhook_events(subject_id);
+CREATE TABLE webhook_deliveries (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  event_id TEXT NOT NULL REFERENCES webhook_events(id),
+  lane TEXT NOT NULL,
+  source TEXT NOT NULL,
+  endpoint_id TEXT,
+  owner_organization_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_attempt_at_ms BIGINT NOT NULL,
+  lease_until_ms BIGINT NOT NULL,
+  window_start_ms BIGINT NOT NULL,
+  last_error TEXT,
+  delivered_at_ms BIGINT,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(lane, seq) WHERE state = 'PENDING';
+CREATE INDEX webhook_deliveries_owner ON webhook_deliveries(owner_organization_id, seq);
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+CREATE TABLE webhook_attempts (
+  delivery_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  started_at_ms BIGINT NOT NULL,
+  latency_ms INTEGER NOT NULL,
+  status_code INTEGER,
+  outcome TEXT NOT NULL,
+  error TEXT,
+  signing_key_id TEXT,
+  PRIMARY KEY (delivery_id, attempt)
+);
+CREATE TABLE webhook_signing_keys (
+  id TEXT PRIMARY KEY,
+  public_key TEXT NOT NULL,
+  sealed_key BYTEA NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  retired_at_ms BIGINT
+);
+`,
+  },
 ];

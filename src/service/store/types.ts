@@ -768,3 +768,200 @@ export interface Store {
   getImportTargetConsumedBy(organizationId: string, enc: string): Promise<ImportTargetRecord | undefined>;
 }
 // --- end key and wallet import ---
+
+// --- webhooks ---
+// Webhook endpoints, the delivery outbox with its attempts, and the webhook signing keys (issue 14),
+// added to the store interfaces by declaration merging so this area stays one block.
+
+/** The event types an endpoint may subscribe to (turnkey-api.md 11.1); others are refused. */
+export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES', 'SEND_TRANSACTION_STATUS_UPDATES'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookSubscriptionRecord {
+  readonly eventType: WebhookEventType;
+  /** As submitted (opaque to us); null when not given. */
+  readonly filtersJson: string | null;
+  readonly isActive: boolean;
+}
+
+export interface WebhookEndpointRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly url: string;
+  readonly name: string;
+  readonly isActive: boolean;
+  readonly subscriptions: readonly WebhookSubscriptionRecord[];
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** Where a delivery goes: a webhook endpoint, or an organization's FEATURE_NAME_WEBHOOK URL. */
+export const WEBHOOK_DELIVERY_SOURCES = ['ENDPOINT', 'FEATURE'] as const;
+export type WebhookDeliverySource = (typeof WEBHOOK_DELIVERY_SOURCES)[number];
+
+/** PENDING until a 2xx (DELIVERED) or a final answer or the retry window's end (FAILED). */
+export const WEBHOOK_DELIVERY_STATES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+
+/** One reported change; its id is the `X-Turnkey-Event-Id` every delivery of it carries. */
+export interface WebhookEventRecord {
+  readonly id: string;
+  /** The organization the change happened in. */
+  readonly organizationId: string;
+  readonly eventType: WebhookEventType;
+  /** The activity (or send) the event is about. */
+  readonly subjectId: string;
+  /** The subject's record as of the change, JSON (the body is rendered from it). */
+  readonly snapshotJson: string;
+  /** The body as first sent, so every retry sends the same bytes; null before the first attempt. */
+  readonly bodyJson: string | null;
+  readonly createdAtMs: number;
+}
+
+export interface WebhookDeliveryRecord {
+  readonly id: string;
+  /** Position in the outbox; within a lane, deliveries go in this order. */
+  readonly seq: number;
+  readonly eventId: string;
+  readonly eventType: WebhookEventType;
+  /** `endpoint:<id>` or `feature:<organizationId>`. */
+  readonly lane: string;
+  readonly source: WebhookDeliverySource;
+  readonly endpointId: string | null;
+  /** The organization that owns the endpoint or the feature (`X-Turnkey-Organization-Id`). */
+  readonly ownerOrganizationId: string;
+  readonly url: string;
+  readonly state: WebhookDeliveryState;
+  readonly attempts: number;
+  readonly nextAttemptAtMs: number;
+  readonly leaseUntilMs: number;
+  /** Retries stop once this is older than the retry window (the event's time, or a re-delivery's). */
+  readonly windowStartMs: number;
+  readonly lastError: string | null;
+  readonly deliveredAtMs: number | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['DELIVERED', 'RETRY', 'FAILED'] as const;
+export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
+
+export interface WebhookAttemptRecord {
+  readonly deliveryId: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  readonly startedAtMs: number;
+  readonly latencyMs: number;
+  /** The receiver's HTTP status; null when no answer came (network error, timeout, refusal). */
+  readonly statusCode: number | null;
+  readonly outcome: WebhookAttemptOutcome;
+  /** Why it did not deliver (never a body); null on success. */
+  readonly error: string | null;
+  readonly signingKeyId: string | null;
+}
+
+/** What an attempt leaves on its delivery. */
+export interface WebhookAttemptResult {
+  readonly attempt: WebhookAttemptRecord;
+  readonly state: WebhookDeliveryState;
+  readonly nextAttemptAtMs: number;
+  /** The rendered body, stored with the first attempt so retries resend the same bytes. */
+  readonly bodyJson: string;
+}
+
+/** An Ed25519 key that signs deliveries; the newest unretired one signs, all recent ones are published. */
+export interface WebhookSigningKeyRecord {
+  /** The `kid` (and `X-Turnkey-Signature-Key-Id`); also the vault AAD of the sealed key. */
+  readonly id: string;
+  /** Raw 32-byte Ed25519 public key, lower-case hex. */
+  readonly publicKey: string;
+  readonly sealedKey: Uint8Array;
+  readonly createdAtMs: number;
+  readonly retiredAtMs: number | null;
+}
+
+export interface WebhookBacklog {
+  /** Deliveries not yet delivered or failed. */
+  readonly pending: number;
+  /** When the oldest pending delivery that is due now became due; null when none is due. */
+  readonly oldestDueAtMs: number | null;
+  /** The earliest time any pending delivery is due (for the dispatcher's timer); null when none. */
+  readonly nextDueAtMs: number | null;
+}
+
+export interface WebhookDeliveryFilter {
+  readonly endpointId?: string | undefined;
+  readonly state?: WebhookDeliveryState | undefined;
+  readonly eventId?: string | undefined;
+}
+
+export interface StoreTx {
+  insertWebhookEndpoint(r: WebhookEndpointRecord): void;
+  getWebhookEndpoint(organizationId: string, id: string): WebhookEndpointRecord | undefined;
+  countWebhookEndpoints(organizationId: string): number;
+  /**
+   * Replaces an endpoint's url, name, active flag and subscriptions; pending deliveries follow a new
+   * url. False if no such endpoint in the organization.
+   */
+  updateWebhookEndpoint(r: WebhookEndpointRecord): boolean;
+  /** Deletes the endpoint; its pending deliveries end FAILED (still readable). False if none. */
+  deleteWebhookEndpoint(organizationId: string, id: string, nowMs: number): boolean;
+  /**
+   * Records the activity's current state (read inside this transaction) as an event and queues one
+   * delivery per receiver: ACTIVITY_UPDATES endpoints of its organization and of the parent, and,
+   * when `created`, the FEATURE_NAME_WEBHOOK URLs of both. Returns the number of deliveries queued.
+   */
+  enqueueActivityEvent(activityId: string, created: boolean, nowMs: number): number;
+  /** Queues a SEND_TRANSACTION_STATUS_UPDATES event of a send to the billing organization's endpoints. */
+  enqueueSendStatusEvent(sendId: string, nowMs: number): number;
+  /**
+   * Leases up to `limit` due lane heads (the oldest pending delivery of each lane) not in
+   * `busyLanes` until `leaseUntilMs`, and returns them.
+   */
+  claimWebhookDeliveries(
+    nowMs: number,
+    leaseUntilMs: number,
+    limit: number,
+    busyLanes: readonly string[],
+  ): WebhookDeliveryRecord[];
+  /** Records an attempt on a leased delivery and moves the delivery on (its lease ends). */
+  recordWebhookAttempt(result: WebhookAttemptResult): void;
+  /**
+   * Leases up to `limit` pending deliveries of one lane in order, from its head, stopping at the first
+   * that is not due or not free (the lane's runner sends them one after another).
+   */
+  claimWebhookLane(lane: string, nowMs: number, leaseUntilMs: number, limit: number): WebhookDeliveryRecord[];
+  /** Ends the leases of deliveries a lane claimed but did not send. */
+  releaseWebhookDeliveries(ids: readonly string[]): void;
+  /** Queues a finished delivery again (same event id, a fresh retry window); undefined if none. */
+  redeliverWebhook(
+    ownerOrganizationIds: readonly string[],
+    deliveryId: string,
+    nowMs: number,
+  ): WebhookDeliveryRecord | undefined;
+  /** Drops every lease (at start of the only dispatcher of an embedded store). */
+  releaseWebhookLeases(): number;
+  insertWebhookSigningKey(r: WebhookSigningKeyRecord): void;
+  /** Retires every signing key but `keepId`. */
+  retireWebhookSigningKeys(keepId: string, nowMs: number): number;
+}
+
+export interface Store {
+  /** Oldest first. */
+  listWebhookEndpoints(organizationId: string): Promise<WebhookEndpointRecord[]>;
+  getWebhookEndpoint(organizationId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
+  getWebhookEvent(id: string): Promise<WebhookEventRecord | undefined>;
+  getWebhookDelivery(id: string): Promise<WebhookDeliveryRecord | undefined>;
+  /** Deliveries to receivers the organization owns, newest first. */
+  listWebhookDeliveries(
+    ownerOrganizationId: string,
+    filter: WebhookDeliveryFilter,
+    page: ListPage,
+  ): Promise<WebhookDeliveryRecord[]>;
+  /** Oldest first. */
+  listWebhookAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  /** Oldest first. */
+  listWebhookSigningKeys(): Promise<WebhookSigningKeyRecord[]>;
+  webhookBacklog(nowMs: number): Promise<WebhookBacklog>;
+}
+// --- end webhooks ---
