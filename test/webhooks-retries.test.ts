@@ -239,6 +239,25 @@ describe('webhook retries', () => {
     await deleteEndpoint(fast.endpointId);
   });
 
+  it('sends the feature webhook’s waiting deliveries to its new URL when the URL changes', async () => {
+    const dead = await startWebhookReceiver(() => ({ status: 500 }));
+    const alive = await startWebhookReceiver(() => ({}));
+    receivers.push(dead, alive);
+    const setFeature = (url: string) =>
+      submit('set_organization_feature', 'ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE', {
+        name: 'FEATURE_NAME_WEBHOOK',
+        value: url,
+      });
+    const first = (await setFeature(`${dead.url}/feature`)).id as string;
+    await waitFor(() => dead.received.length > 0, 5_000, 'a failing attempt');
+    const second = (await setFeature(`${alive.url}/feature`)).id as string;
+    await waitFor(() => alive.delivered().length >= 2, 10_000, 'both at the new URL');
+    expect(alive.delivered().map((r) => JSON.parse(r.body).id)).toEqual([first, second]);
+    await submit('remove_organization_feature', 'ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE', {
+      name: 'FEATURE_NAME_WEBHOOK',
+    });
+  });
+
   it('lists deliveries with their attempts and checks the query’s fields', async () => {
     const bad = await post(
       h.baseUrl,
