@@ -166,6 +166,7 @@ async function allActivityIds(s: Setup): Promise<string[]> {
 async function checkExactlyOnceInOrder(
   s: Setup,
   orgOf: ReadonlyMap<string, string>,
+  /** The happy burst: verify every signature and demand exactly one delivery per event. */
   verify: boolean,
 ): Promise<void> {
   const all = new Set(await allActivityIds(s));
@@ -178,8 +179,18 @@ async function checkExactlyOnceInOrder(
       const e = String(r.headers['x-turnkey-event-id']);
       byEvent.set(e, [...(byEvent.get(e) ?? []), r]);
     }
-    // Exactly one delivered request per event and receiver, and one event per activity (created once).
-    expect([...byEvent.values()].filter((l) => l.length !== 1)).toEqual([]);
+    if (verify) {
+      // Exactly one delivered request per event and receiver.
+      expect([...byEvent.values()].filter((l) => l.length !== 1)).toEqual([]);
+    } else {
+      // At least once: an answer that came after the attempt's deadline is a legitimate second
+      // delivery, right after the first and under the same event id; collapse those.
+      for (let i = delivered.length - 1; i > 0; i--)
+        if (delivered[i]!.headers['x-turnkey-event-id'] === delivered[i - 1]!.headers['x-turnkey-event-id'])
+          delivered.splice(i, 1);
+      expect(new Set(delivered.map((r) => r.headers['x-turnkey-event-id'])).size).toBe(delivered.length);
+    }
+    // One event per activity (each was created once).
     const activities = delivered.map((r) => JSON.parse(r.body).id as string);
     expect(new Set(activities).size).toBe(activities.length);
     // Every burst activity; besides them only setup activities committed after the receiver existed.

@@ -87,7 +87,14 @@ describe('webhook retries', () => {
     const { receiver, endpointId } = await receiverWithEndpoint((_r, n) => (n < 3 ? { status: 503 } : {}));
     // The endpoint's own creation is its first event; the tag is the second.
     const id = await tag();
-    await waitFor(() => receiver.delivered().some((r) => JSON.parse(r.body).id === id), 10_000, 'delivery');
+    await waitFor(
+      async () =>
+        (await deliveriesOf(endpointId)).length === 2 &&
+        (await deliveriesOf(endpointId))[0]?.status === 'DELIVERED',
+      10_000,
+      'delivery',
+    );
+    expect(receiver.delivered().some((r) => JSON.parse(r.body).id === id)).toBe(true);
     const [latest] = await deliveriesOf(endpointId);
     expect(latest).toMatchObject({ status: 'DELIVERED', eventType: 'ACTIVITY_UPDATES', endpointId });
     const all = await deliveriesOf(endpointId);
@@ -167,7 +174,12 @@ describe('webhook retries', () => {
     const { receiver, endpointId } = await receiverWithEndpoint((_r, n) =>
       n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : {},
     );
-    await waitFor(() => receiver.delivered().length === 1, 10_000, 'delivery after 429');
+    // The receiver's 200 comes before the attempt is recorded: wait for the record.
+    await waitFor(
+      async () => (await deliveriesOf(endpointId))[0]?.status === 'DELIVERED',
+      10_000,
+      'delivery after 429',
+    );
     const [first, second] = receiver.received;
     expect(second!.atMs - first!.atMs).toBeGreaterThanOrEqual(1_000);
     const [d] = await deliveriesOf(endpointId);
@@ -207,6 +219,13 @@ describe('webhook retries', () => {
       'the re-delivery',
     );
     expect(receiver.received.length).toBeGreaterThan(before);
+    await waitFor(
+      async () =>
+        (await deliveriesOf(endpointId)).find((d) => d.deliveryId === failed!.deliveryId)?.status ===
+        'DELIVERED',
+      10_000,
+      'the re-delivery recorded',
+    );
     const again = (await deliveriesOf(endpointId)).find((d) => d.deliveryId === failed!.deliveryId);
     expect(again).toMatchObject({ status: 'DELIVERED', eventId: failedEvent });
     // A pending or unknown delivery is refused, naming the field.
@@ -237,6 +256,25 @@ describe('webhook retries', () => {
     await slow.receiver.close();
     await deleteEndpoint(slow.endpointId);
     await deleteEndpoint(fast.endpointId);
+  });
+
+  it('sends the feature webhook’s waiting deliveries to its new URL when the URL changes', async () => {
+    const dead = await startWebhookReceiver(() => ({ status: 500 }));
+    const alive = await startWebhookReceiver(() => ({}));
+    receivers.push(dead, alive);
+    const setFeature = (url: string) =>
+      submit('set_organization_feature', 'ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE', {
+        name: 'FEATURE_NAME_WEBHOOK',
+        value: url,
+      });
+    const first = (await setFeature(`${dead.url}/feature`)).id as string;
+    await waitFor(() => dead.received.length > 0, 5_000, 'a failing attempt');
+    const second = (await setFeature(`${alive.url}/feature`)).id as string;
+    await waitFor(() => alive.delivered().length >= 2, 10_000, 'both at the new URL');
+    expect(alive.delivered().map((r) => JSON.parse(r.body).id)).toEqual([first, second]);
+    await submit('remove_organization_feature', 'ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE', {
+      name: 'FEATURE_NAME_WEBHOOK',
+    });
   });
 
   it('lists deliveries with their attempts and checks the query’s fields', async () => {

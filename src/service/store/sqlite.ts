@@ -2034,8 +2034,11 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
             str(e.url),
             nowMs,
           );
-        for (const f of features)
+        for (const f of features) {
+          // Deliveries still waiting follow the feature's current URL (as an endpoint's follow an update).
+          s.followUrl.run(f.url, `feature:${f.org}`);
           insertDelivery(eventId, `feature:${f.org}`, 'FEATURE', null, f.org, f.url, nowMs);
+        }
         return endpoints.length + features.length;
       },
       enqueueSendStatusEvent: (sendId, nowMs) => {

@@ -107,6 +107,8 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const maxResponseBytes = opts.maxResponseBytes ?? 4096;
   // Long enough that an attempt and its record always finish inside it.
   const leaseMs = attemptTimeoutMs + 30_000;
+  // A lane's claimed run is sent one after another, so its lease covers every attempt of the run.
+  const batchLeaseMs = leaseMs * LANE_BATCH;
 
   const active = new Map<string, Promise<void>>();
   let stopped = false;
@@ -258,7 +260,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         if (d === undefined) {
           if (stopped) break;
           const at = clock();
-          queue = await store.write((tx) => tx.claimWebhookLane(lane, at, at + leaseMs, LANE_BATCH));
+          queue = await store.write((tx) => tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH));
           if (queue.length === 0) break;
           continue;
         }
@@ -268,7 +270,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
           const at = clock();
           queue = await store.write((tx) => {
             tx.recordWebhookAttempt(result);
-            return tx.claimWebhookLane(lane, at, at + leaseMs, LANE_BATCH);
+            return tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH);
           });
           if (queue.length === 0) break;
           continue;
