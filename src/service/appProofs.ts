@@ -191,8 +191,8 @@ export async function signAppProofs(
   claims: readonly Claim[],
 ): Promise<AppProof[]> {
   if (claims.length === 0) return [];
-  const publicKey = await appProofPublicKey(ctx.store);
   const key = await serviceKey(ctx.store, SERVICE_APP_PROOF_SIGN_KEY_ID);
+  const publicKey = (await serviceKey(ctx.store, SERVICE_APP_PROOF_ENCRYPT_KEY_ID)).publicKey + key.publicKey;
   const payloads = claims.map((c) =>
     JSON.stringify({
       ...c,

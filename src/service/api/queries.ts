@@ -36,7 +36,7 @@ import { parseAddress } from '../../../chains/ethereum/index.js'; // --- eth sen
 import { sendContextOf } from '../send/context.js'; // --- eth send transaction ---
 import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send transaction ---
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
-import { CONTACT_KINDS, type ContactKind } from '../store/types.js'; // --- administration ---
+import { CONTACT_KINDS } from '../store/types.js'; // --- administration ---
 import { WEBHOOK_QUERIES } from '../activities/webhooks.js'; // --- webhooks ---
 
 /** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
@@ -410,28 +410,42 @@ const USER_QUERIES: Record<string, QueryHandler> = {
 // parent (get_organization, in the block above, serves a sub-organization to its parent's keys).
 const SUBORG_FILTER_TYPES = [...SUB_ORGANIZATION_FILTER_TYPES, 'OIDC_TOKEN'] as const;
 
+/**
+ * The `filterType` / `filterValue` of a sub-organization listing: undefined without a type (a value
+ * alone is refused), else the type (one of `allowed`) with the value if one was given.
+ */
+function subOrganizationFilter<T extends string>(
+  body: Params,
+  allowed: readonly T[],
+  note = '',
+): { readonly type: T; readonly value: string | undefined } | undefined {
+  const type = optString(body, 'filterType', 'body') || undefined;
+  const value = optString(body, 'filterValue', 'body') || undefined;
+  if (type === undefined) {
+    if (value !== undefined) throw invalid('filterType', 'is required with filterValue');
+    return undefined;
+  }
+  if (!(allowed as readonly string[]).includes(type))
+    throw invalid('filterType', `must be one of ${allowed.join(', ')}${note}`);
+  return { type: type as T, value };
+}
+
 const SUBORG_QUERIES: Record<string, QueryHandler> = {
   list_suborgs: async (ctx, body) => {
     const page = pageLimit(body);
-    const filterType = optString(body, 'filterType', 'body') || undefined;
-    const filterValue = optString(body, 'filterValue', 'body') || undefined;
-    if (filterType === undefined) {
-      if (filterValue !== undefined) throw invalid('filterType', 'is required with filterValue');
-      return {
-        organizationIds: await ctx.store.listSubOrganizationIds(ctx.organization.id, undefined, page),
-      };
+    const filter = subOrganizationFilter(body, SUBORG_FILTER_TYPES);
+    if (filter !== undefined) {
+      // An OIDC token would have to be verified against its issuer's keys before it could name anyone.
+      if (filter.type === 'OIDC_TOKEN')
+        throw invalid('filterType', 'OIDC_TOKEN is not supported: this service cannot verify OIDC tokens');
+      if (filter.value === undefined) throw invalid('filterValue', 'is required with filterType');
     }
-    if (!(SUBORG_FILTER_TYPES as readonly string[]).includes(filterType))
-      throw invalid('filterType', `must be one of ${SUBORG_FILTER_TYPES.join(', ')}`);
-    // An OIDC token would have to be verified against its issuer's keys before it could name anyone.
-    if (filterType === 'OIDC_TOKEN')
-      throw invalid('filterType', 'OIDC_TOKEN is not supported: this service cannot verify OIDC tokens');
-    if (filterValue === undefined) throw invalid('filterValue', 'is required with filterType');
-    const type = filterType as SubOrganizationFilterType;
     return {
       organizationIds: await ctx.store.listSubOrganizationIds(
         ctx.organization.id,
-        { type, value: filterValue },
+        filter === undefined
+          ? undefined
+          : { type: filter.type as SubOrganizationFilterType, value: filter.value as string },
         page,
       ),
     };
@@ -512,23 +526,11 @@ const ADMIN_QUERIES: Record<string, QueryHandler> = {
   // token (create_sub_organization, update_user_email, update_user_phone_number) and still has it.
   list_verified_suborgs: async (ctx, body) => {
     const page = pageLimit(body);
-    const filterType = optString(body, 'filterType', 'body') || undefined;
-    const filterValue = optString(body, 'filterValue', 'body') || undefined;
-    if (filterType === undefined) {
-      if (filterValue !== undefined) throw invalid('filterType', 'is required with filterValue');
-      return {
-        organizationIds: await ctx.store.listVerifiedSubOrganizationIds(ctx.organization.id, undefined, page),
-      };
-    }
-    if (!(CONTACT_KINDS as readonly string[]).includes(filterType))
-      throw invalid(
-        'filterType',
-        `must be one of ${CONTACT_KINDS.join(', ')} (verification covers contacts only)`,
-      );
+    const filter = subOrganizationFilter(body, CONTACT_KINDS, ' (verification covers contacts only)');
     return {
       organizationIds: await ctx.store.listVerifiedSubOrganizationIds(
         ctx.organization.id,
-        { kind: filterType as ContactKind, value: filterValue },
+        filter === undefined ? undefined : { kind: filter.type, value: filter.value },
         page,
       ),
     };

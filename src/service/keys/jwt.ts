@@ -9,10 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
-import { bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
-import { CountersignError, invalid } from '../../shared/errors.js';
+import { hexToBytes, utf8 } from '../../shared/encoding.js';
+import { invalid } from '../../shared/errors.js';
 import type { KeyVault } from './KeyVault.js';
-import type { SealedServiceKey } from './serviceKey.js';
+import { withServiceKey, type SealedServiceKey } from './serviceKey.js';
 
 /** The header both token kinds carry (RFC 7519 section 5). */
 const JWT_HEADER = { alg: 'ES256', typ: 'JWT' } as const;
@@ -49,17 +49,9 @@ const b64url = (data: Uint8Array | string): string =>
  * zeroes the scalar.
  */
 function signDigest(vault: KeyVault, key: SealedServiceKey, digest: Uint8Array): Uint8Array {
-  const secret = vault.open(key.sealedKey, key.id);
-  try {
-    if (bytesToHex(p256.getPublicKey(secret, false)) !== key.publicKey.toLowerCase())
-      throw new CountersignError(
-        'KEY_MATERIAL_UNAVAILABLE',
-        'service signing key does not match its public key',
-      );
-    return p256.sign(digest, secret, { prehash: false, lowS: true, format: 'compact' });
-  } finally {
-    zeroize(secret);
-  }
+  return withServiceKey(vault, key, (secret) =>
+    p256.sign(digest, secret, { prehash: false, lowS: true, format: 'compact' }),
+  );
 }
 
 /** A session JWT for `claims`, signed by the service key over SHA-256(SHA-256(header.payload)). */

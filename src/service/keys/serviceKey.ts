@@ -60,13 +60,9 @@ export function signWithServiceKey(input: {
   readonly key: SealedServiceKey;
   readonly message: Uint8Array;
 }): Uint8Array {
-  const secret = input.vault.open(input.key.sealedKey, input.key.id);
-  try {
-    assertServiceKeyMatches(secret, input.key.publicKey);
-    return p256.sign(input.message, secret, { prehash: true, lowS: true, format: 'der' });
-  } finally {
-    zeroize(secret);
-  }
+  return withServiceKey(input.vault, input.key, (secret) =>
+    p256.sign(input.message, secret, { prehash: true, lowS: true, format: 'der' }),
+  );
 }
 
 /**
@@ -85,12 +81,7 @@ export function withServiceKey<T>(vault: KeyVault, key: SealedServiceKey, use: (
 
 /** Opens the sealed key once and checks it against its public key (run at startup). */
 export function verifyServiceKey(vault: KeyVault, key: SealedServiceKey): void {
-  const secret = vault.open(key.sealedKey, key.id);
-  try {
-    assertServiceKeyMatches(secret, key.publicKey);
-  } finally {
-    zeroize(secret);
-  }
+  withServiceKey(vault, key, () => undefined);
 }
 
 function assertServiceKeyMatches(secret: Uint8Array, publicKeyHex: string): void {
