@@ -62,8 +62,8 @@ export async function ensureDaemonSigner(input: {
   const now = Date.now();
   const userId = randomUUID();
   const key = newP256ApiKey();
-  await input.store.write((tx) => {
-    tx.insertUser({
+  await input.store.write(async (tx) => {
+    await tx.insertUser({
       id: userId,
       organizationId: input.organizationId,
       name: DAEMON_SIGNER_USER_NAME,
@@ -73,7 +73,7 @@ export async function ensureDaemonSigner(input: {
       createdAtMs: now,
       updatedAtMs: now,
     });
-    tx.insertApiKey({
+    await tx.insertApiKey({
       id: randomUUID(),
       userId,
       organizationId: input.organizationId,
@@ -84,10 +84,10 @@ export async function ensureDaemonSigner(input: {
       createdAtMs: now,
     });
     // A second daemon identity (the file was lost) gets its own policy name.
-    const name = tx.policyNameTaken(input.organizationId, DAEMON_SIGNER_POLICY_NAME)
+    const name = (await tx.policyNameTaken(input.organizationId, DAEMON_SIGNER_POLICY_NAME))
       ? `${DAEMON_SIGNER_POLICY_NAME} (${userId})`
       : DAEMON_SIGNER_POLICY_NAME;
-    tx.insertPolicy({
+    await tx.insertPolicy({
       id: randomUUID(),
       organizationId: input.organizationId,
       name,

@@ -124,15 +124,15 @@ async function initialize(
   const userId = randomUUID();
   const apiKey = newP256ApiKey();
   const built = buildWallet(vault, organizationId, 'Default Wallet', DEFAULT_ACCOUNTS, 12, now, 'wallet');
-  await store.write((tx) => {
-    tx.insertOrganization({
+  await store.write(async (tx) => {
+    await tx.insertOrganization({
       id: organizationId,
       name: 'Root Organization',
       parentId: null,
       rootQuorumThreshold: 1,
       createdAtMs: now,
     });
-    tx.insertUser({
+    await tx.insertUser({
       id: userId,
       organizationId,
       name: 'root',
@@ -142,7 +142,7 @@ async function initialize(
       createdAtMs: now,
       updatedAtMs: now,
     });
-    tx.insertApiKey({
+    await tx.insertApiKey({
       id: randomUUID(),
       userId,
       organizationId,
@@ -152,7 +152,7 @@ async function initialize(
       expiresAtMs: null,
       createdAtMs: now,
     });
-    insertWallet(tx, built, 'wallet.walletName');
+    await insertWallet(tx, built, 'wallet.walletName');
   });
   const credentials: Credentials = {
     organizationId,
@@ -186,7 +186,9 @@ async function loadOrCreateServiceKey(
   let key = await store.getServiceKey(id);
   if (key === undefined) {
     const fresh = generateServiceKey(vault, id);
-    key = await store.write((tx) => tx.insertServiceKeyIfAbsent({ ...fresh, createdAtMs: Date.now() }));
+    key = await store.write(
+      async (tx) => await tx.insertServiceKeyIfAbsent({ ...fresh, createdAtMs: Date.now() }),
+    );
     logger.info({ keyId: id, publicKey: key.publicKey }, 'created a service key');
   }
   verifyServiceKey(vault, key);
@@ -258,7 +260,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const webhookMetrics = new WebhookMetrics();
   metrics.addSection(() => webhookMetrics.render());
   // The embedded store has one dispatcher (this one): leases a killed run left are released now.
-  await store.write((tx) => tx.releaseWebhookLeases());
+  await store.write(async (tx) => await tx.releaseWebhookLeases());
   const dispatcher = startWebhookDispatcher({
     ...opts.webhooks,
     store,

@@ -21,8 +21,8 @@ export async function insertUserWithApiKey(
   const userId = randomUUID();
   const key = newApiKey();
   const now = Date.now();
-  await store.write((tx) => {
-    tx.insertUser({
+  await store.write(async (tx) => {
+    await tx.insertUser({
       id: userId,
       organizationId: opts.organizationId,
       name: opts.name,
@@ -32,7 +32,7 @@ export async function insertUserWithApiKey(
       createdAtMs: now,
       updatedAtMs: now,
     });
-    tx.insertApiKey({
+    await tx.insertApiKey({
       id: randomUUID(),
       userId,
       organizationId: opts.organizationId,

@@ -64,12 +64,12 @@ const updateRootQuorum = async (ctx: ActivityContext, p: Params): Promise<Activi
   const org = ctx.organization.id;
   return {
     result: {},
-    write: (tx) => {
-      const members = new Set(tx.listUsersOfOrganization(org).map((u) => u.id));
+    write: async (tx) => {
+      const members = new Set((await tx.listUsersOfOrganization(org)).map((u) => u.id));
       userIds.forEach((id, i) => {
         if (!members.has(id)) throw notFound(`${field}.${i}`, 'user');
       });
-      tx.setRootQuorum(org, t, userIds);
+      await tx.setRootQuorum(org, t, userIds);
     },
   };
 };
@@ -79,11 +79,15 @@ const updateOrganizationName = async (ctx: ActivityContext, p: Params): Promise<
   const org = ctx.organization;
   return {
     result: { organizationId: org.id, organizationName: name },
-    write: (tx) => {
+    write: async (tx) => {
       // Sub-organization names are unique under their parent (create_sub_organization checks it too).
-      if (org.parentId !== null && name !== org.name && tx.subOrganizationNameTaken(org.parentId, name))
+      if (
+        org.parentId !== null &&
+        name !== org.name &&
+        (await tx.subOrganizationNameTaken(org.parentId, name))
+      )
         throw notUnique(`${PREFIX}.organizationName`, 'a sub-organization');
-      if (!tx.renameOrganization(org.id, name)) throw notFound('organizationId', 'organization');
+      if (!(await tx.renameOrganization(org.id, name))) throw notFound('organizationId', 'organization');
     },
   };
 };
@@ -107,8 +111,9 @@ const deleteSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
   check(await ctx.store.listWallets(org.id), await ctx.store.listPrivateKeys(org.id));
   return {
     result: { subOrganizationUuid: org.id },
-    write: (tx) => {
-      if (!tx.deleteOrganization(org.id, ctx.nowMs)) throw notFound('organizationId', 'sub-organization');
+    write: async (tx) => {
+      if (!(await tx.deleteOrganization(org.id, ctx.nowMs)))
+        throw notFound('organizationId', 'sub-organization');
     },
   };
 };
@@ -122,12 +127,12 @@ const updateWallet = async (ctx: ActivityContext, p: Params): Promise<ActivityOu
   const org = ctx.organization.id;
   return {
     result: { walletId: id },
-    write: (tx) => {
-      const w = tx.getWallet(org, id);
+    write: async (tx) => {
+      const w = await tx.getWallet(org, id);
       if (w === undefined) throw notFound(`${PREFIX}.walletId`, 'wallet');
       if (name === undefined || name === w.name) return;
-      if (tx.walletNameTaken(org, name)) throw notUnique(`${PREFIX}.walletName`, 'a wallet');
-      tx.renameWallet(org, id, name, ctx.nowMs);
+      if (await tx.walletNameTaken(org, name)) throw notUnique(`${PREFIX}.walletName`, 'a wallet');
+      await tx.renameWallet(org, id, name, ctx.nowMs);
     },
   };
 };
@@ -138,20 +143,21 @@ const deleteWalletAccounts = async (ctx: ActivityContext, p: Params): Promise<Ac
   const ids = idList(p, 'walletAccountIds', 'wallet account');
   const anyway = optBool(p, 'deleteWithoutExport', PREFIX) ?? false;
   const org = ctx.organization.id;
-  const check = (tx: StoreTx): void =>
-    ids.forEach((id, i) => {
-      const a = tx.getWalletAccount(org, id);
+  const check = async (tx: StoreTx): Promise<void> => {
+    for (const [i, id] of ids.entries()) {
+      const a = await tx.getWalletAccount(org, id);
       if (a === undefined) throw notFound(`${field}.${i}`, 'wallet account');
-      if (!anyway && tx.getWallet(org, a.walletId)?.exported !== true)
+      if (!anyway && (await tx.getWallet(org, a.walletId))?.exported !== true)
         throw notExported(`${field}.${i}`, 'wallet account');
-    });
+    }
+  };
   return {
     result: { walletAccountIds: ids },
-    write: (tx) => {
-      check(tx);
-      ids.forEach((id, i) => {
-        if (!tx.deleteWalletAccount(org, id)) throw notFound(`${field}.${i}`, 'wallet account');
-      });
+    write: async (tx) => {
+      await check(tx);
+      for (const [i, id] of ids.entries()) {
+        if (!(await tx.deleteWalletAccount(org, id))) throw notFound(`${field}.${i}`, 'wallet account');
+      }
     },
   };
 };
@@ -168,11 +174,12 @@ const deletePrivateKeys = async (ctx: ActivityContext, p: Params): Promise<Activ
   for (const [i, id] of ids.entries()) check(i, await ctx.store.getPrivateKey(org, id));
   return {
     result: { privateKeyIds: ids },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        check(i, tx.getPrivateKey(org, id));
-        tx.deletePrivateKey(org, id);
-      }),
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        check(i, await tx.getPrivateKey(org, id));
+        await tx.deletePrivateKey(org, id);
+      }
+    },
   };
 };
 
@@ -190,14 +197,14 @@ const createPrivateKeyTag = async (ctx: ActivityContext, p: Params): Promise<Act
   };
   return {
     result: { privateKeyTagId: tag.id, privateKeyIds: keyIds },
-    write: (tx) => {
-      if (tx.privateKeyTagNameTaken(org, name))
+    write: async (tx) => {
+      if (await tx.privateKeyTagNameTaken(org, name))
         throw notUnique(`${PREFIX}.privateKeyTagName`, 'a private key tag');
-      keyIds.forEach((id, i) => {
-        if (tx.getPrivateKey(org, id) === undefined) throw notFound(`${field}.${i}`, 'private key');
-      });
-      tx.insertPrivateKeyTag(tag);
-      for (const id of keyIds) tx.tagPrivateKey(org, id, tag.id, ctx.nowMs);
+      for (const [i, id] of keyIds.entries()) {
+        if ((await tx.getPrivateKey(org, id)) === undefined) throw notFound(`${field}.${i}`, 'private key');
+      }
+      await tx.insertPrivateKeyTag(tag);
+      for (const id of keyIds) await tx.tagPrivateKey(org, id, tag.id, ctx.nowMs);
     },
   };
 };
@@ -218,21 +225,26 @@ const updatePrivateKeyTag = async (ctx: ActivityContext, p: Params): Promise<Act
   const org = ctx.organization.id;
   return {
     result: { privateKeyTagId: id },
-    write: (tx) => {
-      const tag = tx.getPrivateKeyTag(org, id);
+    write: async (tx) => {
+      const tag = await tx.getPrivateKeyTag(org, id);
       if (tag === undefined) throw notFound(`${PREFIX}.privateKeyTagId`, 'private key tag');
       if (newName !== undefined && newName !== tag.name) {
-        if (tx.privateKeyTagNameTaken(org, newName))
+        if (await tx.privateKeyTagNameTaken(org, newName))
           throw notUnique(`${PREFIX}.newPrivateKeyTagName`, 'a private key tag');
-        tx.renamePrivateKeyTag(org, id, newName, ctx.nowMs);
+        await tx.renamePrivateKeyTag(org, id, newName, ctx.nowMs);
       }
-      const each = (ids: readonly string[], field: string, fn: (k: string) => void): void =>
-        ids.forEach((k, i) => {
-          if (tx.getPrivateKey(org, k) === undefined) throw notFound(`${field}.${i}`, 'private key');
-          fn(k);
-        });
-      each(add, addField, (k) => tx.tagPrivateKey(org, k, id, ctx.nowMs));
-      each(remove, removeField, (k) => tx.untagPrivateKey(org, k, id, ctx.nowMs));
+      const each = async (
+        ids: readonly string[],
+        field: string,
+        fn: (k: string) => Promise<void>,
+      ): Promise<void> => {
+        for (const [i, k] of ids.entries()) {
+          if ((await tx.getPrivateKey(org, k)) === undefined) throw notFound(`${field}.${i}`, 'private key');
+          await fn(k);
+        }
+      };
+      await each(add, addField, (k) => tx.tagPrivateKey(org, k, id, ctx.nowMs));
+      await each(remove, removeField, (k) => tx.untagPrivateKey(org, k, id, ctx.nowMs));
     },
   };
 };
@@ -252,11 +264,12 @@ const deletePrivateKeyTags = async (ctx: ActivityContext, p: Params): Promise<Ac
     .map((k) => k.id);
   return {
     result: { privateKeyTagIds: ids, privateKeyIds },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        if (tx.deletePrivateKeyTag(org, id, ctx.nowMs) === null)
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        if ((await tx.deletePrivateKeyTag(org, id, ctx.nowMs)) === null)
           throw notFound(`${field}.${i}`, 'private key tag');
-      }),
+      }
+    },
   };
 };
 
@@ -268,10 +281,11 @@ const deletePolicies = async (ctx: ActivityContext, p: Params): Promise<Activity
   const org = ctx.organization.id;
   return {
     result: { policyIds: ids },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        if (!tx.deletePolicy(org, id)) throw notFound(`${field}.${i}`, 'policy');
-      }),
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        if (!(await tx.deletePolicy(org, id))) throw notFound(`${field}.${i}`, 'policy');
+      }
+    },
   };
 };
 

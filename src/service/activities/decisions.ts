@@ -107,17 +107,17 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
       createdAtMs: nowMs,
     };
     if (v.selection === 'VOTE_SELECTION_REJECTED') {
-      await store.write((tx) => {
-        tx.insertVote(v);
+      await store.write(async (tx) => {
+        await tx.insertVote(v);
         if (
-          tx.updateActivity(target.id, PENDING, {
+          await tx.updateActivity(target.id, PENDING, {
             status: 'ACTIVITY_STATUS_REJECTED',
             resultJson: null,
             failureJson: null,
             updatedAtMs: nowMs,
           })
         )
-          tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
+          await tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
       });
       webhookContextOf(store).wake(); // --- webhooks ---
       return reread(target);
@@ -159,18 +159,18 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
     const evaluation =
       decision === undefined ? undefined : evaluationRecord(target.id, org.id, v.id, decision, nowMs);
     const fail = async (err: CountersignError): Promise<ActivityRecord> => {
-      await store.write((tx) => {
-        tx.insertVote(v);
-        if (evaluation !== undefined) tx.insertPolicyEvaluation(evaluation);
+      await store.write(async (tx) => {
+        await tx.insertVote(v);
+        if (evaluation !== undefined) await tx.insertPolicyEvaluation(evaluation);
         if (
-          tx.updateActivity(target.id, PENDING, {
+          await tx.updateActivity(target.id, PENDING, {
             status: 'ACTIVITY_STATUS_FAILED',
             resultJson: null,
             failureJson: JSON.stringify(toRpcStatus(err)),
             updatedAtMs: nowMs,
           })
         )
-          tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
+          await tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
       });
       webhookContextOf(store).wake(); // --- webhooks ---
       return reread(target);
@@ -180,10 +180,10 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
 
     switch (decision.outcome) {
       case 'OUTCOME_REQUIRES_CONSENSUS':
-        await store.write((tx) => {
-          tx.insertVote(v);
-          tx.insertPolicyEvaluation(evaluation!);
-          tx.updateActivity(target.id, PENDING, {
+        await store.write(async (tx) => {
+          await tx.insertVote(v);
+          await tx.insertPolicyEvaluation(evaluation!);
+          await tx.updateActivity(target.id, PENDING, {
             status: PENDING,
             resultJson: null,
             failureJson: null,
@@ -210,21 +210,21 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
                   params,
                   outcome.result,
                 );
-          await store.write((tx) => {
-            outcome.write?.(tx);
-            tx.insertVote(v);
-            tx.insertPolicyEvaluation(evaluation!);
+          await store.write(async (tx) => {
+            await outcome.write?.(tx);
+            await tx.insertVote(v);
+            await tx.insertPolicyEvaluation(evaluation!);
             if (
-              !tx.updateActivity(target.id, PENDING, {
+              !(await tx.updateActivity(target.id, PENDING, {
                 status: 'ACTIVITY_STATUS_COMPLETED',
                 resultJson: JSON.stringify(outcome.result),
                 failureJson: null,
                 updatedAtMs: nowMs,
                 ...(appProofs === undefined ? {} : { appProofsJson: appProofs }),
-              })
+              }))
             )
               throw new CountersignError('INTERNAL', `activity ${target.id} was decided concurrently`);
-            tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
+            await tx.enqueueActivityEvent(target.id, false, nowMs); // --- webhooks ---
           });
           webhookContextOf(store).wake(); // --- webhooks ---
         } catch (e) {

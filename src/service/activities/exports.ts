@@ -93,9 +93,9 @@ const exportWalletAccount = async (ctx: ActivityContext, p: Params): Promise<Act
   const bundle = await exportSealed(ctx, target, account.sealedKey, account.id);
   return {
     result: { address: account.address, exportBundle: bundle },
-    write: (tx) => {
+    write: async (tx) => {
       // The wallet holding the exported key counts as exported (delete_wallets checks this flag).
-      if (!tx.markWalletExported(ctx.organization.id, account.walletId, ctx.nowMs))
+      if (!(await tx.markWalletExported(ctx.organization.id, account.walletId, ctx.nowMs)))
         throw notFound(`${PREFIX}.address`, 'wallet account');
     },
   };
@@ -133,8 +133,8 @@ const exportWallet = async (ctx: ActivityContext, p: Params): Promise<ActivityOu
   const bundle = await exportSealed(ctx, target, wallet.sealedMnemonic, wallet.id);
   return {
     result: { walletId: wallet.id, exportBundle: bundle },
-    write: (tx) => {
-      if (!tx.markWalletExported(ctx.organization.id, wallet.id, ctx.nowMs))
+    write: async (tx) => {
+      if (!(await tx.markWalletExported(ctx.organization.id, wallet.id, ctx.nowMs)))
         throw notFound(`${PREFIX}.walletId`, 'wallet');
     },
   };
@@ -163,8 +163,8 @@ const exportPrivateKey = async (ctx: ActivityContext, p: Params): Promise<Activi
   const bundle = await exportSealed(ctx, target, key.sealedKey, key.id);
   return {
     result: { privateKeyId: key.id, exportBundle: bundle },
-    write: (tx) => {
-      if (!tx.markPrivateKeyExported(ctx.organization.id, key.id, ctx.nowMs))
+    write: async (tx) => {
+      if (!(await tx.markPrivateKeyExported(ctx.organization.id, key.id, ctx.nowMs)))
         throw notFound(`${PREFIX}.privateKeyId`, 'private key');
     },
   };
@@ -225,13 +225,15 @@ const deleteWallets = async (ctx: ActivityContext, p: Params): Promise<ActivityO
     result: { walletIds: wallets.map((w) => w.id) },
     // One transaction with the activity record: a wallet that vanished or changed since the check
     // rolls back every deletion, so nothing is left half-deleted.
-    write: (tx) =>
-      wallets.forEach((w, i) => {
-        const now = tx.getWallet(ctx.organization.id, w.id);
+    write: async (tx) => {
+      for (const [i, w] of wallets.entries()) {
+        const now = await tx.getWallet(ctx.organization.id, w.id);
         if (now === undefined) throw notFound(`${PREFIX}.walletIds.${i}`, 'wallet');
         if (!now.exported && !req.deleteWithoutExport) throw notExported(i);
-        if (!tx.deleteWallet(ctx.organization.id, w.id)) throw notFound(`${PREFIX}.walletIds.${i}`, 'wallet');
-      }),
+        if (!(await tx.deleteWallet(ctx.organization.id, w.id)))
+          throw notFound(`${PREFIX}.walletIds.${i}`, 'wallet');
+      }
+    },
   };
 };
 

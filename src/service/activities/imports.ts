@@ -92,9 +92,15 @@ function initImport(kind: ImportTargetKind) {
     };
     return {
       result: { importBundle },
-      write: (tx) => {
-        tx.pruneImportTargets(ctx.organization.id, ctx.user.id, kind, MAX_OPEN_IMPORT_TARGETS - 1, ctx.nowMs);
-        tx.insertImportTarget(record);
+      write: async (tx) => {
+        await tx.pruneImportTargets(
+          ctx.organization.id,
+          ctx.user.id,
+          kind,
+          MAX_OPEN_IMPORT_TARGETS - 1,
+          ctx.nowMs,
+        );
+        await tx.insertImportTarget(record);
       },
     };
   };
@@ -190,13 +196,21 @@ function alreadyImported(kind: ImportTargetKind): CountersignError {
 }
 
 /** Consumes the target inside the import's write; a concurrent import of the same bundle loses here. */
-function consumeTarget(
+async function consumeTarget(
   ctx: ActivityContext,
   tx: StoreTx,
   opened: OpenedBundle,
   bundle: EncryptedBundle,
-): void {
-  if (!tx.consumeImportTarget(ctx.organization.id, ctx.user.id, opened.target.id, bundle.encHex, ctx.nowMs))
+): Promise<void> {
+  if (
+    !(await tx.consumeImportTarget(
+      ctx.organization.id,
+      ctx.user.id,
+      opened.target.id,
+      bundle.encHex,
+      ctx.nowMs,
+    ))
+  )
     throw alreadyImported(opened.target.kind);
 }
 
@@ -262,9 +276,9 @@ const importWallet = async (ctx: ActivityContext, p: Params): Promise<ActivityOu
   });
   return {
     result: { walletId: built.wallet.id, addresses: built.accounts.map((a) => a.address) },
-    write: (tx) => {
-      consumeTarget(ctx, tx, opened, bundle);
-      insertWallet(tx, built, `${PREFIX}.walletName`);
+    write: async (tx) => {
+      await consumeTarget(ctx, tx, opened, bundle);
+      await insertWallet(tx, built, `${PREFIX}.walletName`);
     },
   };
 };
@@ -349,9 +363,9 @@ const importPrivateKey = async (ctx: ActivityContext, p: Params): Promise<Activi
       privateKeyId: r.id,
       addresses: r.addresses.map((a) => ({ format: a.format, address: a.address })),
     },
-    write: (tx) => {
-      consumeTarget(ctx, tx, opened, bundle);
-      if (tx.privateKeyNameTaken(r.organizationId, r.name)) {
+    write: async (tx) => {
+      await consumeTarget(ctx, tx, opened, bundle);
+      if (await tx.privateKeyNameTaken(r.organizationId, r.name)) {
         const field = `${PREFIX}.privateKeyName`;
         throw new CountersignError(
           'NAME_NOT_UNIQUE',
@@ -361,7 +375,7 @@ const importPrivateKey = async (ctx: ActivityContext, p: Params): Promise<Activi
           },
         );
       }
-      tx.insertPrivateKey(r);
+      await tx.insertPrivateKey(r);
     },
   };
 };

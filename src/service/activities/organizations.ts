@@ -422,25 +422,30 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
       ? null
       : buildWallet(ctx.vault, org.id, wallet.name, wallet.specs, wallet.length, nowMs, `${PREFIX}.wallet`);
 
-  const write = (tx: StoreTx): void => {
+  const write = async (tx: StoreTx): Promise<void> => {
     // Checked here, inside the transaction, so two racing requests cannot both pass.
-    if (tx.subOrganizationNameTaken(ctx.organization.id, name))
+    if (await tx.subOrganizationNameTaken(ctx.organization.id, name))
       throw notUnique(`${PREFIX}.subOrganizationName`);
-    if (verified !== null && !tx.consumeVerificationToken(verified.tokenId, ctx.organization.id, nowMs))
+    if (
+      verified !== null &&
+      !(await tx.consumeVerificationToken(verified.tokenId, ctx.organization.id, nowMs))
+    )
       throw invalid(`${PREFIX}.verificationToken`, 'the token has already been used');
-    tx.insertOrganization(org);
+    await tx.insertOrganization(org);
     for (const r of records) {
-      tx.insertUser(r.user);
-      for (const k of r.apiKeys) tx.insertApiKey(k);
-      for (const a of r.authenticators) tx.insertAuthenticator(a);
-      for (const o of r.oauth) tx.insertOAuthProvider(o);
+      await tx.insertUser(r.user);
+      for (const k of r.apiKeys) await tx.insertApiKey(k);
+      for (const a of r.authenticators) await tx.insertAuthenticator(a);
+      for (const o of r.oauth) await tx.insertOAuthProvider(o);
     }
     if (verified !== null) {
       const holder = records[verified.user];
-      if (holder !== undefined) tx.markContactVerified(holder.user.id, verified.kind, verified.value, nowMs);
+      if (holder !== undefined)
+        await tx.markContactVerified(holder.user.id, verified.kind, verified.value, nowMs);
     }
-    for (const f of flags) tx.setOrganizationFeature(org.id, f.feature, f.disabled ? 'false' : 'true', nowMs);
-    if (built !== null) insertWallet(tx, built, `${PREFIX}.wallet.walletName`);
+    for (const f of flags)
+      await tx.setOrganizationFeature(org.id, f.feature, f.disabled ? 'false' : 'true', nowMs);
+    if (built !== null) await insertWallet(tx, built, `${PREFIX}.wallet.walletName`);
   };
   return {
     result: {

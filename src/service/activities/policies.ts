@@ -46,13 +46,18 @@ function readPolicy(p: Params, prefix: string, organizationId: string, nowMs: nu
 }
 
 /** Inserts checked policies, refusing a name the organization (or this batch) already has. */
-function insertPolicies(tx: StoreTx, records: readonly PolicyRecord[], fieldOf: (i: number) => string): void {
+async function insertPolicies(
+  tx: StoreTx,
+  records: readonly PolicyRecord[],
+  fieldOf: (i: number) => string,
+): Promise<void> {
   const seen = new Set<string>();
-  records.forEach((r, i) => {
-    if (seen.has(r.name) || tx.policyNameTaken(r.organizationId, r.name)) throw nameNotUnique(fieldOf(i));
+  for (const [i, r] of records.entries()) {
+    if (seen.has(r.name) || (await tx.policyNameTaken(r.organizationId, r.name)))
+      throw nameNotUnique(fieldOf(i));
     seen.add(r.name);
-    tx.insertPolicy(r);
-  });
+    await tx.insertPolicy(r);
+  }
 }
 
 export const POLICY_ACTIVITIES: readonly ActivityDefinition[] = [
@@ -65,7 +70,7 @@ export const POLICY_ACTIVITIES: readonly ActivityDefinition[] = [
       const r = readPolicy(p, 'parameters', ctx.organization.id, ctx.nowMs);
       return {
         result: { policyId: r.id },
-        write: (tx) => insertPolicies(tx, [r], () => 'parameters.policyName'),
+        write: async (tx) => insertPolicies(tx, [r], () => 'parameters.policyName'),
       };
     },
   },
@@ -87,7 +92,7 @@ export const POLICY_ACTIVITIES: readonly ActivityDefinition[] = [
       );
       return {
         result: { policyIds: records.map((r) => r.id) },
-        write: (tx) => insertPolicies(tx, records, (i) => `parameters.policies.${i}.policyName`),
+        write: async (tx) => insertPolicies(tx, records, (i) => `parameters.policies.${i}.policyName`),
       };
     },
   },
@@ -101,8 +106,8 @@ export const POLICY_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { policyId: id },
-        write: (tx) => {
-          if (!tx.deletePolicy(org, id)) throw notFound('parameters.policyId', 'policy');
+        write: async (tx) => {
+          if (!(await tx.deletePolicy(org, id))) throw notFound('parameters.policyId', 'policy');
         },
       };
     },
@@ -132,13 +137,13 @@ export const POLICY_ACTIVITIES: readonly ActivityDefinition[] = [
       const nowMs = ctx.nowMs;
       return {
         result: { policyId: id },
-        write: (tx) => {
-          const old = tx.getPolicy(org, id);
+        write: async (tx) => {
+          const old = await tx.getPolicy(org, id);
           if (old === undefined) throw notFound(`${prefix}.policyId`, 'policy');
-          if (name !== undefined && tx.policyNameTaken(org, name, id))
+          if (name !== undefined && (await tx.policyNameTaken(org, name, id)))
             throw nameNotUnique(`${prefix}.policyName`);
           // An absent field keeps its value; a present one (even '') replaces it.
-          tx.updatePolicy({
+          await tx.updatePolicy({
             ...old,
             name: name ?? old.name,
             effect: effect ?? old.effect,

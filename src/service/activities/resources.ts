@@ -233,16 +233,16 @@ function readTvcSpec(p: Params, nowMs: number): TvcDeploymentSpec {
 }
 
 /** Moves a deployment ACTIVE → DELETED or back, refusing (400, naming the id) one already there. */
-function moveDeployment(
+async function moveDeployment(
   tx: StoreTx,
   organizationId: string,
   id: string,
   from: TvcDeploymentStatus,
   to: TvcDeploymentStatus,
   nowMs: number,
-): void {
+): Promise<void> {
   const field = `${P}.deploymentId`;
-  const d = tx.getTvcDeployment(organizationId, id);
+  const d = await tx.getTvcDeployment(organizationId, id);
   if (d === undefined) throw notFound(field, 'TVC deployment');
   if (d.status !== from)
     throw invalid(
@@ -251,7 +251,7 @@ function moveDeployment(
         ? 'the deployment is active; only a deleted deployment can be restored'
         : 'the deployment is already deleted',
     );
-  if (!tx.setTvcDeploymentStatus(organizationId, id, from, to, nowMs))
+  if (!(await tx.setTvcDeploymentStatus(organizationId, id, from, to, nowMs)))
     throw new CountersignError('INTERNAL', `TVC deployment ${id} changed concurrently`);
 }
 
@@ -309,14 +309,14 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { smartContractInterfaceId: id },
-        write: (tx) => {
-          if (tx.smartContractInterfaceExists(org, type, address))
+        write: async (tx) => {
+          if (await tx.smartContractInterfaceExists(org, type, address))
             throw new CountersignError(
               'NAME_NOT_UNIQUE',
               `${P}.smartContractAddress: the organization already has an interface of this type for this address`,
               { field: `${P}.smartContractAddress` },
             );
-          tx.insertSmartContractInterface({
+          await tx.insertSmartContractInterface({
             id,
             organizationId: org,
             type,
@@ -341,8 +341,8 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { smartContractInterfaceId: id },
-        write: (tx) => {
-          if (!tx.deleteSmartContractInterface(org, id))
+        write: async (tx) => {
+          if (!(await tx.deleteSmartContractInterface(org, id)))
             throw notFound(`${P}.smartContractInterfaceId`, 'smart contract interface');
         },
       };
@@ -378,10 +378,10 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       return {
         // The seed's spelling: capital R in the result field, lower-case r in the parameters.
         result: { fiatOnRampCredentialId: id },
-        write: (tx) => {
-          if (tx.fiatOnRampCredentialTaken(org, provider, sandboxMode))
+        write: async (tx) => {
+          if (await tx.fiatOnRampCredentialTaken(org, provider, sandboxMode))
             throw providerTaken(`${P}.onrampProvider`);
-          tx.insertFiatOnRampCredential({
+          await tx.insertFiatOnRampCredential({
             id,
             organizationId: org,
             provider,
@@ -425,10 +425,10 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { fiatOnRampCredentialId: id },
-        write: (tx) => {
-          const old = tx.getFiatOnRampCredential(org, id);
+        write: async (tx) => {
+          const old = await tx.getFiatOnRampCredential(org, id);
           if (old === undefined) throw notFound(`${P}.fiatOnrampCredentialId`, 'fiat on-ramp credential');
-          if (tx.fiatOnRampCredentialTaken(org, provider, old.sandboxMode, id))
+          if (await tx.fiatOnRampCredentialTaken(org, provider, old.sandboxMode, id))
             throw providerTaken(`${P}.onrampProvider`);
           // An absent optional field keeps its value; the required ones replace theirs.
           const next: FiatOnRampCredentialRecord = {
@@ -440,7 +440,7 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
             sealedPrivateApiKey: sealedPrivateApiKey ?? old.sealedPrivateApiKey,
             updatedAtMs: ctx.nowMs,
           };
-          tx.updateFiatOnRampCredential(next);
+          await tx.updateFiatOnRampCredential(next);
         },
       };
     },
@@ -455,8 +455,8 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { fiatOnRampCredentialId: id },
-        write: (tx) => {
-          if (!tx.deleteFiatOnRampCredential(org, id))
+        write: async (tx) => {
+          if (!(await tx.deleteFiatOnRampCredential(org, id)))
             throw notFound(`${P}.fiatOnrampCredentialId`, 'fiat on-ramp credential');
         },
       };
@@ -484,8 +484,8 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { deploymentId: id, manifestId },
-        write: (tx) =>
-          tx.insertTvcDeployment({
+        write: async (tx) =>
+          await tx.insertTvcDeployment({
             id,
             organizationId: org,
             appId: spec.appId,
@@ -509,7 +509,7 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { deploymentId: id },
-        write: (tx) => moveDeployment(tx, org, id, 'ACTIVE', 'DELETED', ctx.nowMs),
+        write: async (tx) => moveDeployment(tx, org, id, 'ACTIVE', 'DELETED', ctx.nowMs),
       };
     },
   },
@@ -523,7 +523,7 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const org = ctx.organization.id;
       return {
         result: { deploymentId: id },
-        write: (tx) => moveDeployment(tx, org, id, 'DELETED', 'ACTIVE', ctx.nowMs),
+        write: async (tx) => moveDeployment(tx, org, id, 'DELETED', 'ACTIVE', ctx.nowMs),
       };
     },
   },
@@ -541,7 +541,7 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       const features = featuresJson([...current.filter((f) => f.name !== name), { name, value }]);
       return {
         result: { features },
-        write: (tx) => tx.setOrganizationFeature(org, name, value, ctx.nowMs),
+        write: async (tx) => await tx.setOrganizationFeature(org, name, value, ctx.nowMs),
       };
     },
   },
@@ -561,8 +561,8 @@ export const RESOURCE_ACTIVITIES: readonly ActivityDefinition[] = [
       if (!current.some((f) => f.name === name)) throw notSet();
       return {
         result: { features: featuresJson(current.filter((f) => f.name !== name)) },
-        write: (tx) => {
-          if (!tx.removeOrganizationFeature(org, name)) throw notSet();
+        write: async (tx) => {
+          if (!(await tx.removeOrganizationFeature(org, name))) throw notSet();
         },
       };
     },

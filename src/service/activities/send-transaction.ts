@@ -328,14 +328,14 @@ type SendRow = Omit<
 >;
 
 /** Inside the recording write: takes the nonce, signs the plain transaction. */
-function writeDirect(
+async function writeDirect(
   ctx: ActivityContext,
   tx: StoreTx,
   prepared: PreparedSend,
   filled: FilledTransaction,
-): SendRow {
+): Promise<SendRow> {
   const { parsed } = prepared;
-  const nonce = tx.allocateNonce(parsed.caip2, parsed.from, filled.chainPending, parsed.nonce);
+  const nonce = await tx.allocateNonce(parsed.caip2, parsed.from, filled.chainPending, parsed.nonce);
   const signed = withKey(ctx.vault, prepared.signer, (privateKey) =>
     signEthTransaction({ privateKey, tx: { ...filled.tx, nonce }, expectedFrom: parsed.from }),
   );
@@ -355,17 +355,22 @@ function writeDirect(
  * run on chain in the order they were recorded; then the account signs the batch (and its
  * authorization) and the submitter signs the transaction.
  */
-function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, plan: BatchPlan): SendRow {
+async function writeBatch(
+  ctx: ActivityContext,
+  tx: StoreTx,
+  prepared: PreparedSend,
+  plan: BatchPlan,
+): Promise<SendRow> {
   const { parsed } = prepared;
   const { chain } = parsed;
   const sponsored = parsed.kind === 'SPONSORED';
-  const gasStationNonce = tx.allocateNonce(
+  const gasStationNonce = await tx.allocateNonce(
     parsed.caip2,
     gasStationNonceKey(parsed.from),
     plan.chainGasStationNonce,
     parsed.gasStationNonce,
   );
-  const nonce = tx.allocateNonce(
+  const nonce = await tx.allocateNonce(
     parsed.caip2,
     plan.submitter,
     plan.submitterPending,
@@ -380,8 +385,8 @@ function writeBatch(ctx: ActivityContext, tx: StoreTx, prepared: PreparedSend, p
   const authorizationNonce = !plan.delegating
     ? undefined
     : sponsored
-      ? maxBig(plan.accountPending, tx.nextNonce(parsed.caip2, parsed.from) ?? 0n)
-      : tx.allocateNonce(parsed.caip2, parsed.from, 0n, nonce + 1n);
+      ? maxBig(plan.accountPending, (await tx.nextNonce(parsed.caip2, parsed.from)) ?? 0n)
+      : await tx.allocateNonce(parsed.caip2, parsed.from, 0n, nonce + 1n);
   return withKey(ctx.vault, prepared.signer, (accountKey) => {
     const signature = signBatch({
       privateKey: accountKey,
@@ -442,19 +447,19 @@ async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise
   const send = sendContextOf(ctx.store);
   return {
     result: { sendTransactionStatusId: id },
-    write: (tx) => {
+    write: async (tx) => {
       // Read-and-increment inside the write: the store runs writes one at a time, so concurrent
       // sends from one address get consecutive nonces, and a refused request never reaches here.
       const { plan, filled } = prepared;
       let row: SendRow;
-      if (filled !== undefined) row = writeDirect(ctx, tx, prepared, filled);
-      else if (plan !== undefined) row = writeBatch(ctx, tx, prepared, plan);
+      if (filled !== undefined) row = await writeDirect(ctx, tx, prepared, filled);
+      else if (plan !== undefined) row = await writeBatch(ctx, tx, prepared, plan);
       else
         throw new CountersignError(
           'INTERNAL',
           'a prepared send holds neither a transaction nor a batch plan',
         );
-      tx.insertSendTransaction({
+      await tx.insertSendTransaction({
         ...row,
         id,
         organizationId: ctx.organization.id,

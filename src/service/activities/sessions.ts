@@ -66,16 +66,16 @@ const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
   });
   return {
     result: { session },
-    write: (tx) => {
-      if (invalidateExisting) tx.deleteLoginSessionKeys(ctx.user.id);
+    write: async (tx) => {
+      if (invalidateExisting) await tx.deleteLoginSessionKeys(ctx.user.id);
       // A key already registered here would make stamps ambiguous between two credentials.
-      if (tx.apiKeyPublicKeyTaken(ctx.organization.id, publicKey))
+      if (await tx.apiKeyPublicKeyTaken(ctx.organization.id, publicKey))
         throw invalid(
           `${PREFIX}.publicKey`,
           'is already a credential in this organization; generate a new key pair',
         );
-      tx.insertApiKey(key);
-      tx.insertLoginSession({
+      await tx.insertApiKey(key);
+      await tx.insertLoginSession({
         apiKeyId: key.id,
         userId: key.userId,
         organizationId: key.organizationId,

@@ -17,7 +17,7 @@ export interface ActivityOutcome {
   /** The result object placed under the activity's result key. */
   readonly result: Record<string, unknown>;
   /** State changes, run in the same transaction that records the activity. */
-  readonly write?: (tx: StoreTx) => void;
+  readonly write?: (tx: StoreTx) => Promise<void>;
 }
 
 export interface ActivityDefinition {

@@ -182,24 +182,24 @@ function apiKeyRecord(spec: ApiKeySpec, userId: string, organizationId: string, 
  * already knows (a stamp must name one user) and more than the per-user limits of live keys.
  * FIELD_INVALID stands in for a RESOURCE_EXHAUSTED-class code (HTTP 429) that errors.ts lacks.
  */
-export function insertApiKeys(
+export async function insertApiKeys(
   tx: StoreTx,
   records: readonly ApiKeyRecord[],
   field: (i: number) => string,
   nowMs: number,
-): void {
+): Promise<void> {
   const byUser = new Map<string, ApiKeyRecord[]>();
-  records.forEach((r, i) => {
-    if (tx.apiKeyPublicKeyTaken(r.organizationId, r.publicKey))
+  for (const [i, r] of records.entries()) {
+    if (await tx.apiKeyPublicKeyTaken(r.organizationId, r.publicKey))
       throw invalid(
         `${field(i)}.publicKey`,
         'an API key with this public key already exists in the organization',
       );
-    tx.insertApiKey(r);
+    await tx.insertApiKey(r);
     byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r]);
-  });
+  }
   for (const [userId, added] of byUser) {
-    const keys = tx.listApiKeysOfUser(userId);
+    const keys = await tx.listApiKeysOfUser(userId);
     const longLived = keys.filter((k) => k.expiresAtMs === null).length;
     // Expired keys can no longer stamp, so they do not count against the limit.
     const expiring = keys.filter((k) => k.expiresAtMs !== null && k.expiresAtMs > nowMs).length;
@@ -507,45 +507,56 @@ function parseUser(
   return { record, apiKeys, authenticators, oauth, tagIds };
 }
 
-function checkTags(tx: StoreTx, organizationId: string, tagIds: readonly string[], field: string): void {
-  tagIds.forEach((t, i) => {
-    if (tx.getUserTag(organizationId, t) === undefined) throw notFound(`${field}.${i}`, 'user tag');
-  });
+async function checkTags(
+  tx: StoreTx,
+  organizationId: string,
+  tagIds: readonly string[],
+  field: string,
+): Promise<void> {
+  for (const [i, t] of tagIds.entries()) {
+    if ((await tx.getUserTag(organizationId, t)) === undefined) throw notFound(`${field}.${i}`, 'user tag');
+  }
 }
 
 /** Inserts checked users with their credentials; every uniqueness check runs inside the transaction. */
-export function insertUsers(
+export async function insertUsers(
   tx: StoreTx,
   users: readonly UserSpec[],
   field: (i: number) => string,
   nowMs: number,
-): void {
+): Promise<void> {
   const creds = new Set<string>();
   const oauthSeen = new Set<string>();
-  users.forEach((u, i) => {
+  for (const [i, u] of users.entries()) {
     const f = field(i);
-    checkTags(tx, u.record.organizationId, u.tagIds, `${f}.userTags`);
-    tx.insertUser(u.record);
-    insertApiKeys(tx, u.apiKeys, (j) => `${f}.apiKeys.${j}`, nowMs);
-    u.authenticators.forEach((a, j) => {
+    await checkTags(tx, u.record.organizationId, u.tagIds, `${f}.userTags`);
+    await tx.insertUser(u.record);
+    await insertApiKeys(tx, u.apiKeys, (j) => `${f}.apiKeys.${j}`, nowMs);
+    for (const [j, a] of u.authenticators.entries()) {
       const af = `${f}.authenticators.${j}.attestation.credentialId`;
-      if (creds.has(a.credentialId) || tx.authenticatorCredentialTaken(a.organizationId, a.credentialId))
+      if (
+        creds.has(a.credentialId) ||
+        (await tx.authenticatorCredentialTaken(a.organizationId, a.credentialId))
+      )
         throw invalid(af, 'an authenticator with this credential id already exists in the organization');
       creds.add(a.credentialId);
-      tx.insertAuthenticator(a);
-    });
-    u.oauth.forEach((p, j) => {
+      await tx.insertAuthenticator(a);
+    }
+    for (const [j, p] of u.oauth.entries()) {
       const key = JSON.stringify([p.issuer, p.audience, p.subject]);
-      if (oauthSeen.has(key) || tx.oauthProviderTaken(p.organizationId, p.issuer, p.audience, p.subject))
+      if (
+        oauthSeen.has(key) ||
+        (await tx.oauthProviderTaken(p.organizationId, p.issuer, p.audience, p.subject))
+      )
         throw invalid(
           `${f}.oauthProviders.${j}`,
           'OAUTH_PROVIDER_ALREADY_EXISTS: a user of the organization already has this (iss, aud, sub)',
         );
       oauthSeen.add(key);
-      tx.insertOAuthProvider(p);
-    });
-    tx.setUserTags(u.record.id, u.tagIds);
-  });
+      await tx.insertOAuthProvider(p);
+    }
+    await tx.setUserTags(u.record.id, u.tagIds);
+  }
 }
 
 function createUsers(version: CreateUsersVersion) {
@@ -568,7 +579,7 @@ function createUsers(version: CreateUsersVersion) {
     );
     return {
       result: { userIds: users.map((u) => u.record.id) },
-      write: (tx) => insertUsers(tx, users, (i) => `${field}.${i}`, ctx.nowMs),
+      write: async (tx) => insertUsers(tx, users, (i) => `${field}.${i}`, ctx.nowMs),
     };
   };
 }
@@ -581,8 +592,8 @@ async function findUser(ctx: ActivityContext, p: Params, key = 'userId'): Promis
   return u;
 }
 
-function userInTx(tx: StoreTx, organizationId: string, id: string, field: string): UserRecord {
-  const u = tx.getUser(id);
+async function userInTx(tx: StoreTx, organizationId: string, id: string, field: string): Promise<UserRecord> {
+  const u = await tx.getUser(id);
   if (u === undefined || u.organizationId !== organizationId) throw notFound(field, 'user');
   return u;
 }
@@ -600,10 +611,10 @@ const updateUser = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
   const org = ctx.organization.id;
   return {
     result: { userId: user.id },
-    write: (tx) => {
-      const now = userInTx(tx, org, user.id, `${PREFIX}.userId`);
-      checkTags(tx, org, tagIds, `${PREFIX}.userTagIds`);
-      tx.updateUser({
+    write: async (tx) => {
+      const now = await userInTx(tx, org, user.id, `${PREFIX}.userId`);
+      await checkTags(tx, org, tagIds, `${PREFIX}.userTagIds`);
+      await tx.updateUser({
         ...now,
         name: name ?? now.name,
         email: email ?? now.email,
@@ -611,7 +622,7 @@ const updateUser = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
         updatedAtMs: ctx.nowMs,
       });
       // An empty list means "not needed" (Turnkey's wording), so it keeps the user's tags.
-      if (tagIds.length > 0) tx.setUserTags(user.id, tagIds);
+      if (tagIds.length > 0) await tx.setUserTags(user.id, tagIds);
     },
   };
 };
@@ -739,11 +750,11 @@ const updateUserEmail = async (ctx: ActivityContext, p: Params): Promise<Activit
   const verified = await checkContactToken(ctx, p, 'OTP_TYPE_EMAIL', email, `${PREFIX}.userEmail`);
   return {
     result: { userId: user.id },
-    write: (tx) => {
-      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
-      tx.updateUser({ ...now, email, updatedAtMs: ctx.nowMs });
+    write: async (tx) => {
+      const now = await userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      await tx.updateUser({ ...now, email, updatedAtMs: ctx.nowMs });
       // A verified contact counts only while it is the user's own (the store compares the value).
-      if (verified && email !== null) tx.markContactVerified(user.id, 'EMAIL', email, ctx.nowMs);
+      if (verified && email !== null) await tx.markContactVerified(user.id, 'EMAIL', email, ctx.nowMs);
     },
   };
 };
@@ -760,10 +771,10 @@ const updateUserPhoneNumber = async (ctx: ActivityContext, p: Params): Promise<A
   const verified = await checkContactToken(ctx, p, 'OTP_TYPE_SMS', phone, field);
   return {
     result: { userId: user.id },
-    write: (tx) => {
-      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
-      tx.updateUser({ ...now, phoneNumber: phone, updatedAtMs: ctx.nowMs });
-      if (verified && phone !== null) tx.markContactVerified(user.id, 'PHONE_NUMBER', phone, ctx.nowMs);
+    write: async (tx) => {
+      const now = await userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      await tx.updateUser({ ...now, phoneNumber: phone, updatedAtMs: ctx.nowMs });
+      if (verified && phone !== null) await tx.markContactVerified(user.id, 'PHONE_NUMBER', phone, ctx.nowMs);
     },
   };
 };
@@ -774,9 +785,9 @@ const updateUserName = async (ctx: ActivityContext, p: Params): Promise<Activity
   if (name.trim() === '') throw invalid(`${PREFIX}.userName`, 'must not be empty');
   return {
     result: { userId: user.id },
-    write: (tx) => {
-      const now = userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
-      tx.updateUser({ ...now, name, updatedAtMs: ctx.nowMs });
+    write: async (tx) => {
+      const now = await userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+      await tx.updateUser({ ...now, name, updatedAtMs: ctx.nowMs });
     },
   };
 };
@@ -796,11 +807,12 @@ const deleteUsers = async (ctx: ActivityContext, p: Params): Promise<ActivityOut
   for (const [i, id] of ids.entries()) check(await ctx.store.getUser(id), i);
   return {
     result: { userIds: ids },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        check(tx.getUser(id), i);
-        if (!tx.deleteUser(org, id)) throw notFound(`${field}.${i}`, 'user');
-      }),
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        check(await tx.getUser(id), i);
+        if (!(await tx.deleteUser(org, id))) throw notFound(`${field}.${i}`, 'user');
+      }
+    },
   };
 };
 
@@ -816,9 +828,9 @@ function createApiKeys(curveRequired: boolean) {
     const records = specs.map((s) => apiKeyRecord(s, user.id, ctx.organization.id, ctx.nowMs));
     return {
       result: { apiKeyIds: records.map((r) => r.id) },
-      write: (tx) => {
-        userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
-        insertApiKeys(tx, records, (i) => `${field}.${i}`, ctx.nowMs);
+      write: async (tx) => {
+        await userInTx(tx, ctx.organization.id, user.id, `${PREFIX}.userId`);
+        await insertApiKeys(tx, records, (i) => `${field}.${i}`, ctx.nowMs);
       },
     };
   };
@@ -834,10 +846,11 @@ const deleteApiKeys = async (ctx: ActivityContext, p: Params): Promise<ActivityO
   });
   return {
     result: { apiKeyIds: ids },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        if (!tx.deleteApiKey(user.id, id)) throw notFound(`${field}.${i}`, 'API key of this user');
-      }),
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        if (!(await tx.deleteApiKey(user.id, id))) throw notFound(`${field}.${i}`, 'API key of this user');
+      }
+    },
   };
 };
 
@@ -855,8 +868,8 @@ const createUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityO
   };
   return {
     result: { userTagId: tag.id, userIds },
-    write: (tx) => {
-      if (tx.userTagNameTaken(org, name))
+    write: async (tx) => {
+      if (await tx.userTagNameTaken(org, name))
         throw new CountersignError(
           'NAME_NOT_UNIQUE',
           `${PREFIX}.userTagName: a user tag with this name already exists`,
@@ -864,9 +877,11 @@ const createUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityO
             field: `${PREFIX}.userTagName`,
           },
         );
-      userIds.forEach((id, i) => userInTx(tx, org, id, `${field}.${i}`));
-      tx.insertUserTag(tag);
-      for (const id of userIds) tx.addUserToTag(tag.id, id);
+      for (const [i, id] of userIds.entries()) {
+        await userInTx(tx, org, id, `${field}.${i}`);
+      }
+      await tx.insertUserTag(tag);
+      for (const id of userIds) await tx.addUserToTag(tag.id, id);
     },
   };
 };
@@ -886,11 +901,11 @@ const updateUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityO
   const org = ctx.organization.id;
   return {
     result: { userTagId: id },
-    write: (tx) => {
-      const tag = tx.getUserTag(org, id);
+    write: async (tx) => {
+      const tag = await tx.getUserTag(org, id);
       if (tag === undefined) throw notFound(`${PREFIX}.userTagId`, 'user tag');
       if (newName !== undefined && newName !== tag.name) {
-        if (tx.userTagNameTaken(org, newName))
+        if (await tx.userTagNameTaken(org, newName))
           throw new CountersignError(
             'NAME_NOT_UNIQUE',
             `${PREFIX}.newUserTagName: a user tag with this name already exists`,
@@ -898,16 +913,16 @@ const updateUserTag = async (ctx: ActivityContext, p: Params): Promise<ActivityO
               field: `${PREFIX}.newUserTagName`,
             },
           );
-        tx.renameUserTag(org, id, newName, ctx.nowMs);
+        await tx.renameUserTag(org, id, newName, ctx.nowMs);
       }
-      add.forEach((u, i) => {
-        userInTx(tx, org, u, `${addField}.${i}`);
-        tx.addUserToTag(id, u);
-      });
-      remove.forEach((u, i) => {
-        userInTx(tx, org, u, `${removeField}.${i}`);
-        tx.removeUserFromTag(id, u);
-      });
+      for (const [i, u] of add.entries()) {
+        await userInTx(tx, org, u, `${addField}.${i}`);
+        await tx.addUserToTag(id, u);
+      }
+      for (const [i, u] of remove.entries()) {
+        await userInTx(tx, org, u, `${removeField}.${i}`);
+        await tx.removeUserFromTag(id, u);
+      }
     },
   };
 };
@@ -927,10 +942,11 @@ const deleteUserTags = async (ctx: ActivityContext, p: Params): Promise<Activity
     if ((await ctx.store.listUserTagIds(u.id)).some((t) => doomed.has(t))) userIds.push(u.id);
   return {
     result: { userTagIds: ids, userIds },
-    write: (tx) =>
-      ids.forEach((id, i) => {
-        if (tx.deleteUserTag(org, id) === null) throw notFound(`${field}.${i}`, 'user tag');
-      }),
+    write: async (tx) => {
+      for (const [i, id] of ids.entries()) {
+        if ((await tx.deleteUserTag(org, id)) === null) throw notFound(`${field}.${i}`, 'user tag');
+      }
+    },
   };
 };
 
@@ -958,12 +974,13 @@ const createInvitations = async (ctx: ActivityContext, p: Params): Promise<Activ
   );
   return {
     result: { invitationIds: records.map((r) => r.id) },
-    write: (tx) =>
-      records.forEach((r, i) => {
-        userInTx(tx, org, r.senderUserId, `${field}.${i}.senderUserId`);
-        checkTags(tx, org, r.receiverUserTags, `${field}.${i}.receiverUserTags`);
-        tx.insertInvitation(r);
-      }),
+    write: async (tx) => {
+      for (const [i, r] of records.entries()) {
+        await userInTx(tx, org, r.senderUserId, `${field}.${i}.senderUserId`);
+        await checkTags(tx, org, r.receiverUserTags, `${field}.${i}.receiverUserTags`);
+        await tx.insertInvitation(r);
+      }
+    },
   };
 };
 
@@ -974,8 +991,8 @@ const deleteInvitation = async (ctx: ActivityContext, p: Params): Promise<Activi
     throw notFound(`${PREFIX}.invitationId`, 'invitation');
   return {
     result: { invitationId: id },
-    write: (tx) => {
-      if (!tx.deleteInvitation(org, id)) throw notFound(`${PREFIX}.invitationId`, 'invitation');
+    write: async (tx) => {
+      if (!(await tx.deleteInvitation(org, id))) throw notFound(`${PREFIX}.invitationId`, 'invitation');
     },
   };
 };

@@ -161,17 +161,17 @@ export function buildWalletFromMnemonic(input: {
   }
 }
 
-export function insertWallet(
+export async function insertWallet(
   tx: StoreTx,
   built: { wallet: WalletRecord; accounts: readonly WalletAccountRecord[] },
   nameField: string,
-): void {
-  if (tx.walletNameTaken(built.wallet.organizationId, built.wallet.name))
+): Promise<void> {
+  if (await tx.walletNameTaken(built.wallet.organizationId, built.wallet.name))
     throw new CountersignError('NAME_NOT_UNIQUE', `${nameField}: a wallet with this name already exists`, {
       field: nameField,
     });
-  tx.insertWallet(built.wallet);
-  for (const a of built.accounts) tx.insertWalletAccount(a);
+  await tx.insertWallet(built.wallet);
+  for (const a of built.accounts) await tx.insertWalletAccount(a);
 }
 
 const createWallet = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
@@ -192,7 +192,7 @@ const createWallet = async (ctx: ActivityContext, p: Params): Promise<ActivityOu
   );
   return {
     result: { walletId: built.wallet.id, addresses: built.accounts.map((a) => a.address) },
-    write: (tx) => insertWallet(tx, built, `${prefix}.walletName`),
+    write: async (tx) => insertWallet(tx, built, `${prefix}.walletName`),
   };
 };
 
@@ -215,15 +215,15 @@ const createWalletAccounts = async (ctx: ActivityContext, p: Params): Promise<Ac
   if (!persist) return { result };
   return {
     result,
-    write: (tx) => {
-      accounts.forEach((a, i) => {
-        if (tx.walletAccountExists(a.walletId, a.curve, a.path, a.addressFormat))
+    write: async (tx) => {
+      for (const [i, a] of accounts.entries()) {
+        if (await tx.walletAccountExists(a.walletId, a.curve, a.path, a.addressFormat))
           throw invalid(
             `${prefix}.accounts.${i}.path`,
             'invalid path: this account already exists in the wallet',
           );
-        tx.insertWalletAccount(a);
-      });
+        await tx.insertWalletAccount(a);
+      }
     },
   };
 };
@@ -319,14 +319,15 @@ const createPrivateKeys = async (ctx: ActivityContext, p: Params): Promise<Activ
         addresses: r.addresses.map((a) => ({ format: a.format, address: a.address })),
       })),
     },
-    write: (tx) =>
-      records.forEach((r, i) => {
-        if (tx.privateKeyNameTaken(r.organizationId, r.name)) {
+    write: async (tx) => {
+      for (const [i, r] of records.entries()) {
+        if (await tx.privateKeyNameTaken(r.organizationId, r.name)) {
           const field = `${prefix}.privateKeys.${i}.privateKeyName`;
           throw new CountersignError('NAME_NOT_UNIQUE', `${field}: This field must be unique.`, { field });
         }
-        tx.insertPrivateKey(r);
-      }),
+        await tx.insertPrivateKey(r);
+      }
+    },
   };
 };
 

@@ -130,14 +130,16 @@ export const WEBHOOK_ACTIVITIES: readonly ActivityDefinition[] = [
       };
       return {
         result: { endpointId: record.id, webhookEndpoint: webhookEndpointJson(record) },
-        write: (tx) => {
-          if (tx.countWebhookEndpoints(record.organizationId) >= MAX_WEBHOOK_ENDPOINTS_PER_ORGANIZATION)
+        write: async (tx) => {
+          if (
+            (await tx.countWebhookEndpoints(record.organizationId)) >= MAX_WEBHOOK_ENDPOINTS_PER_ORGANIZATION
+          )
             throw new CountersignError(
               'RESOURCE_LIMIT_EXCEEDED',
               `${P}.url: an organization has at most ${MAX_WEBHOOK_ENDPOINTS_PER_ORGANIZATION} webhook endpoints`,
               { field: `${P}.url` },
             );
-          tx.insertWebhookEndpoint(record);
+          await tx.insertWebhookEndpoint(record);
         },
       };
     },
@@ -163,8 +165,8 @@ export const WEBHOOK_ACTIVITIES: readonly ActivityDefinition[] = [
       };
       return {
         result: { endpointId: id, webhookEndpoint: webhookEndpointJson(next) },
-        write: (tx) => {
-          if (!tx.updateWebhookEndpoint(next)) throw endpointNotFound();
+        write: async (tx) => {
+          if (!(await tx.updateWebhookEndpoint(next))) throw endpointNotFound();
         },
       };
     },
@@ -180,8 +182,8 @@ export const WEBHOOK_ACTIVITIES: readonly ActivityDefinition[] = [
         throw endpointNotFound();
       return {
         result: { endpointId: id },
-        write: (tx) => {
-          if (!tx.deleteWebhookEndpoint(ctx.organization.id, id, ctx.nowMs)) throw endpointNotFound();
+        write: async (tx) => {
+          if (!(await tx.deleteWebhookEndpoint(ctx.organization.id, id, ctx.nowMs))) throw endpointNotFound();
         },
       };
     },
@@ -206,8 +208,8 @@ export const WEBHOOK_ACTIVITIES: readonly ActivityDefinition[] = [
         );
       return {
         result: { deliveryId: d.id, eventId: d.eventId },
-        write: (tx) => {
-          if (tx.redeliverWebhook([ctx.organization.id], id, ctx.nowMs) === undefined)
+        write: async (tx) => {
+          if ((await tx.redeliverWebhook([ctx.organization.id], id, ctx.nowMs)) === undefined)
             throw notFound(field, 'webhook delivery');
         },
       };

@@ -365,10 +365,10 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           // '[]' remembers the request for proofs; approve_activity signs them when it completes.
           appProofsJson: wantsProofs ? '[]' : null,
         };
-        await store.write((tx) => {
-          tx.insertActivity(record, [vote]);
-          tx.insertPolicyEvaluation(evaluation);
-          tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+        await store.write(async (tx) => {
+          await tx.insertActivity(record, [vote]);
+          await tx.insertPolicyEvaluation(evaluation);
+          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
         });
         webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
@@ -395,11 +395,11 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           )
         : null,
     };
-    await store.write((tx) => {
-      outcome.write?.(tx);
-      tx.insertActivity(record, [vote]);
-      tx.insertPolicyEvaluation(evaluation);
-      tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+    await store.write(async (tx) => {
+      await outcome.write?.(tx);
+      await tx.insertActivity(record, [vote]);
+      await tx.insertPolicyEvaluation(evaluation);
+      await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
     webhookContextOf(store).wake(); // --- webhooks ---
     metrics.activity(def.type);

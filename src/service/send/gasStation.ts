@@ -129,8 +129,8 @@ export function createGasStation(opts: {
       ),
       suggestFees(chain, { maxFeePerGas: undefined, maxPriorityFeePerGas: undefined }),
     ]);
-    const nonce = await store.write((tx) =>
-      tx.allocateNonce(chain.caip2, sponsor.address, chainPending, undefined),
+    const nonce = await store.write(
+      async (tx) => await tx.allocateNonce(chain.caip2, sponsor.address, chainPending, undefined),
     );
     const secret = openSponsorKey(vault, sponsor);
     let signed: Uint8Array;
@@ -161,7 +161,7 @@ export function createGasStation(opts: {
       const message = e instanceof Error ? e.message : String(e);
       if (classifyBroadcastError(message) !== 'ALREADY_KNOWN') {
         // Never broadcast: the nonce goes back so the sponsor's next transaction leaves no gap.
-        await store.write((tx) => tx.releaseNonce(chain.caip2, sponsor.address, nonce));
+        await store.write(async (tx) => await tx.releaseNonce(chain.caip2, sponsor.address, nonce));
         const unfunded = classifyBroadcastError(message) === 'INSUFFICIENT_FUNDS';
         throw unavailable(
           chain,

@@ -42,7 +42,7 @@ export async function loadOrCreateSponsorKey(
         sealedKey: vault.seal(secret, SPONSOR_KEY_ID),
         createdAtMs: Date.now(),
       };
-      record = await store.write((tx) => tx.insertServiceKeyIfAbsent(fresh));
+      record = await store.write(async (tx) => await tx.insertServiceKeyIfAbsent(fresh));
     } finally {
       zeroize(secret);
     }

@@ -130,10 +130,10 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
 
   const update = (row: SendTransactionRecord, u: Omit<SendTransactionUpdate, 'updatedAtMs'>) =>
     store
-      .write((tx) => {
+      .write(async (tx) => {
         const nowMs = Date.now();
-        const moved = tx.updateSendTransaction(row.id, { ...u, updatedAtMs: nowMs });
-        if (moved) tx.enqueueSendStatusEvent(row.id, nowMs); // --- webhooks ---
+        const moved = await tx.updateSendTransaction(row.id, { ...u, updatedAtMs: nowMs });
+        if (moved) await tx.enqueueSendStatusEvent(row.id, nowMs); // --- webhooks ---
         return moved;
       })
       .then((moved) => {
@@ -320,15 +320,16 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
             .resolveSigningKey(row.organizationId, row.fromAddress)
             .then((rec) => (rec === undefined ? undefined : () => vault.open(rec.sealedKey, rec.recordId)));
     const fillers: string[] = [];
-    await store.write((tx) => {
+    await store.write(async (tx) => {
       const now = Date.now();
-      if (!tx.updateSendTransaction(row.id, { status: 'FAILED', errorMessage, updatedAtMs: now })) return;
-      tx.enqueueSendStatusEvent(row.id, now); // --- webhooks ---
+      if (!(await tx.updateSendTransaction(row.id, { status: 'FAILED', errorMessage, updatedAtMs: now })))
+        return;
+      await tx.enqueueSendStatusEvent(row.id, now); // --- webhooks ---
       // Highest first: each nonce given back makes the one below it the last one taken; once one
       // cannot be given back, neither can any below it.
       const unreleased: bigint[] = [];
       for (const n of [...nonces].reverse()) {
-        if (unreleased.length === 0 && tx.releaseNonce(row.caip2, row.fromAddress, n)) continue;
+        if (unreleased.length === 0 && (await tx.releaseNonce(row.caip2, row.fromAddress, n))) continue;
         unreleased.push(n);
       }
       // A refused gap filler is not filled again (that would refill the same nonce every round).
@@ -352,7 +353,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
             },
           });
           const id = randomUUID();
-          tx.insertSendTransaction({
+          await tx.insertSendTransaction({
             id,
             kind: 'GAP_FILL',
             organizationId: row.organizationId,

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
+import { sqliteConn, type Conn, type Stmt } from './conn.js';
 import type {
   ActivityRecord,
   ActivityStatus,
@@ -57,7 +58,7 @@ import type {
 type Row = Record<string, unknown>;
 
 interface QueuedWrite {
-  fn: (tx: StoreTx) => unknown;
+  fn: (tx: StoreTx) => Promise<unknown>;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -262,14 +263,98 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     checkpointer.unref();
   }
 
-  const q = <T = Row>(sql: string) => {
-    const st = db.prepare(sql);
-    return {
-      get: (...a: unknown[]) => st.get(...a) as T | undefined,
-      all: (...a: unknown[]) => st.all(...a) as T[],
-      run: (...a: unknown[]) => st.run(...a),
-    };
+  const conn = sqliteConn(db);
+  const parts = storeParts(conn);
+  // Reads outside a write run on their own connection: WAL gives them the last committed state,
+  // never the rows of a batch that is still open (and may yet roll back) on the writer.
+  const readDb = new Database(path, { readonly: true, fileMustExist: true });
+  readDb.pragma('busy_timeout = 5000');
+  const readParts = storeParts(sqliteConn(readDb));
+  const tx = parts.tx;
+  let queue: QueuedWrite[] = [];
+  let scheduled = false;
+  let closed = false;
+  /** The batch being committed; writes queued meanwhile wait for the next one. */
+  let running: Promise<void> = Promise.resolve();
+
+  // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
+  // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
+  // closures), COMMIT with one fsync for all of them, then the writers' promises settle.
+  const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      for (const w of batch) {
+        db.exec('SAVEPOINT w');
+        try {
+          outcomes.push({ ok: true, value: await w.fn(tx) });
+          db.exec('RELEASE w');
+        } catch (e) {
+          db.exec('ROLLBACK TO w');
+          db.exec('RELEASE w');
+          outcomes.push({ ok: false, value: e });
+        }
+      }
+      db.exec('COMMIT');
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      for (const w of batch) w.reject(e);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const o = outcomes[i] as { ok: boolean; value: unknown };
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.value);
+    });
   };
+
+  const flush = (): void => {
+    scheduled = false;
+    running = running.then(async () => {
+      while (queue.length > 0) {
+        const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
+        queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
+        await runBatch(batch);
+        // Let the settled writers' continuations (and new writes) run before the next batch.
+        if (queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    });
+  };
+
+  const store: Store = {
+    ...readParts.read,
+    write<T>(fn: (t: StoreTx) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error('store is closed'));
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    close: async () => {
+      closed = true;
+      flush();
+      await running;
+      if (checkpointer !== undefined) {
+        const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
+        // Unref'd while running so it never keeps a process alive; held while we wait for it.
+        checkpointer.ref();
+        checkpointer.postMessage('stop');
+        await stopped;
+      }
+      readDb.close();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+  return store;
+}
+
+/** Every store module's transaction and read methods over one connection. */
+export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close'> } {
+  const q = (sql: string) => db.prepare(sql);
 
   const s = {
     insOrg: q(
@@ -384,14 +469,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ),
   };
 
-  const toKey = (r: Row): PrivateKeyRecord => ({
+  const toKey = async (r: Row): Promise<PrivateKeyRecord> => ({
     id: str(r.id),
     organizationId: str(r.organization_id),
     name: str(r.name),
     curve: str(r.curve),
     publicKey: str(r.public_key),
     sealedKey: bytes(r.sealed_key),
-    addresses: s.keyAddrs.all(r.id).map((a) => ({ format: str(a.format), address: str(a.address) })),
+    addresses: (await s.keyAddrs.all(r.id)).map((a) => ({ format: str(a.format), address: str(a.address) })),
     tags: JSON.parse(str(r.tags_json)) as string[],
     exported: num(r.exported) === 1,
     imported: num(r.imported) === 1,
@@ -399,8 +484,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     updatedAtMs: num(r.updated_at_ms),
   });
 
-  const insertVote = (v: VoteRecord): void =>
-    void s.insVote.run(
+  const insertVote = async (v: VoteRecord): Promise<void> => {
+    await s.insVote.run(
       v.id,
       v.activityId,
       v.userId,
@@ -411,6 +496,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       v.scheme,
       v.createdAtMs,
     );
+  };
 
   const users = usersParts(db); // --- users ---
   const otherResources = otherResourcesParts(db); // --- other resources ---
@@ -427,10 +513,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ...suborgs.tx, // --- sub-organizations and sessions ---
     ...otherResources.tx, // --- other resources ---
     ...users.tx, // --- users ---
-    insertOrganization: (r) =>
-      void s.insOrg.run(r.id, r.name, r.parentId, r.rootQuorumThreshold, r.createdAtMs),
-    insertUser: (r) =>
-      void s.insUser.run(
+    insertOrganization: async (r) => {
+      await s.insOrg.run(r.id, r.name, r.parentId, r.rootQuorumThreshold, r.createdAtMs);
+    },
+    insertUser: async (r) => {
+      await s.insUser.run(
         r.id,
         r.organizationId,
         r.name,
@@ -439,9 +526,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         b(r.isRoot),
         r.createdAtMs,
         r.updatedAtMs,
-      ),
-    insertApiKey: (r) =>
-      void s.insApiKey.run(
+      );
+    },
+    insertApiKey: async (r) => {
+      await s.insApiKey.run(
         r.id,
         r.userId,
         r.organizationId,
@@ -450,9 +538,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.curve,
         r.expiresAtMs,
         r.createdAtMs,
-      ),
-    insertAuthenticator: (r) =>
-      void s.insAuth.run(
+      );
+    },
+    insertAuthenticator: async (r) => {
+      await s.insAuth.run(
         r.id,
         r.userId,
         r.organizationId,
@@ -460,9 +549,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.credentialId,
         r.publicKey,
         r.createdAtMs,
-      ),
-    insertWallet: (r) =>
-      void s.insWallet.run(
+      );
+    },
+    insertWallet: async (r) => {
+      await s.insWallet.run(
         r.id,
         r.organizationId,
         r.name,
@@ -471,9 +561,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         b(r.imported),
         r.createdAtMs,
         r.updatedAtMs,
-      ),
-    insertWalletAccount: (r) =>
-      void s.insAccount.run(
+      );
+    },
+    insertWalletAccount: async (r) => {
+      await s.insAccount.run(
         r.id,
         r.organizationId,
         r.walletId,
@@ -487,9 +578,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.sealedKey,
         r.createdAtMs,
         r.updatedAtMs,
-      ),
-    insertPrivateKey: (r) => {
-      s.insKey.run(
+      );
+    },
+    insertPrivateKey: async (r) => {
+      await s.insKey.run(
         r.id,
         r.organizationId,
         r.name,
@@ -502,23 +594,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.createdAtMs,
         r.updatedAtMs,
       );
-      r.addresses.forEach((a, i) =>
-        s.insKeyAddr.run(r.id, r.organizationId, a.format, a.address, a.address.toLowerCase(), i),
-      );
+      for (const [i, a] of r.addresses.entries())
+        await s.insKeyAddr.run(r.id, r.organizationId, a.format, a.address, a.address.toLowerCase(), i);
     },
-    insertVote: (v) => insertVote(v),
-    updateActivity: (id, expected, u) =>
-      s.updActivity.run(
-        u.status,
-        u.resultJson,
-        u.failureJson,
-        u.updatedAtMs,
-        u.appProofsJson ?? null,
-        id,
-        expected,
+    insertVote: async (v) => await insertVote(v),
+    updateActivity: async (id, expected, u) =>
+      (
+        await s.updActivity.run(
+          u.status,
+          u.resultJson,
+          u.failureJson,
+          u.updatedAtMs,
+          u.appProofsJson ?? null,
+          id,
+          expected,
+        )
       ).changes === 1,
-    insertPolicy: (r) =>
-      void s.insPolicy.run(
+    insertPolicy: async (r) => {
+      await s.insPolicy.run(
         r.id,
         r.organizationId,
         r.name,
@@ -529,27 +622,31 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.notes,
         r.createdAtMs,
         r.updatedAtMs,
-      ),
-    updatePolicy: (r) =>
-      s.updPolicy.run(
-        r.name,
-        r.effect,
-        r.condition,
-        r.consensus,
-        r.time,
-        r.notes,
-        r.updatedAtMs,
-        r.organizationId,
-        r.id,
+      );
+    },
+    updatePolicy: async (r) =>
+      (
+        await s.updPolicy.run(
+          r.name,
+          r.effect,
+          r.condition,
+          r.consensus,
+          r.time,
+          r.notes,
+          r.updatedAtMs,
+          r.organizationId,
+          r.id,
+        )
       ).changes === 1,
-    deletePolicy: (org, id) => s.delPolicy.run(org, id).changes === 1,
-    getPolicy: (org, id) => {
-      const r = s.policy.get(org, id);
+    deletePolicy: async (org, id) => (await s.delPolicy.run(org, id)).changes === 1,
+    getPolicy: async (org, id) => {
+      const r = await s.policy.get(org, id);
       return r && toPolicy(r);
     },
-    policyNameTaken: (org, name, exceptId) => s.policyName.get(org, name, exceptId ?? '') !== undefined,
-    insertPolicyEvaluation: (r) =>
-      void s.insEvaluation.run(
+    policyNameTaken: async (org, name, exceptId) =>
+      (await s.policyName.get(org, name, exceptId ?? '')) !== undefined,
+    insertPolicyEvaluation: async (r) => {
+      await s.insEvaluation.run(
         r.id,
         r.activityId,
         r.organizationId,
@@ -557,9 +654,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.outcome,
         r.resultsJson,
         r.createdAtMs,
-      ),
-    insertActivity: (r, votes) => {
-      s.insActivity.run(
+      );
+    },
+    insertActivity: async (r, votes) => {
+      await s.insActivity.run(
         r.id,
         r.organizationId,
         r.type,
@@ -575,71 +673,31 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         r.updatedAtMs,
         r.appProofsJson ?? null,
       );
-      for (const v of votes) insertVote(v);
+      for (const v of votes) await insertVote(v);
     },
-    walletNameTaken: (org, name) => s.walletName.get(org, name) !== undefined,
-    privateKeyNameTaken: (org, name) => s.keyName.get(org, name) !== undefined,
-    walletAccountExists: (w, c, p, f) => s.accountExists.get(w, c, p, f) !== undefined,
-    getWallet: (org, id) => {
-      const r = s.wallet.get(org, id);
+    walletNameTaken: async (org, name) => (await s.walletName.get(org, name)) !== undefined,
+    privateKeyNameTaken: async (org, name) => (await s.keyName.get(org, name)) !== undefined,
+    walletAccountExists: async (w, c, p, f) => (await s.accountExists.get(w, c, p, f)) !== undefined,
+    getWallet: async (org, id) => {
+      const r = await s.wallet.get(org, id);
       return r && toWallet(r);
     },
-    markWalletExported: (org, id, nowMs) => s.walletExported.run(nowMs, org, id).changes === 1,
-    markPrivateKeyExported: (org, id, nowMs) => s.keyExported.run(nowMs, org, id).changes === 1,
-    deleteWallet: (org, id) => {
+    markWalletExported: async (org, id, nowMs) => (await s.walletExported.run(nowMs, org, id)).changes === 1,
+    markPrivateKeyExported: async (org, id, nowMs) => (await s.keyExported.run(nowMs, org, id)).changes === 1,
+    deleteWallet: async (org, id) => {
       // Accounts first: they reference the wallet (foreign key), and their rows hold the sealed keys.
-      s.delAccounts.run(org, id);
-      return s.delWallet.run(org, id).changes === 1;
+      await s.delAccounts.run(org, id);
+      return (await s.delWallet.run(org, id)).changes === 1;
     },
-    insertServiceKeyIfAbsent: (r) => {
-      s.insServiceKey.run(r.id, r.publicKey, r.sealedKey, r.createdAtMs);
-      const stored = s.serviceKey.get(r.id);
+    insertServiceKeyIfAbsent: async (r) => {
+      await s.insServiceKey.run(r.id, r.publicKey, r.sealedKey, r.createdAtMs);
+      const stored = await s.serviceKey.get(r.id);
       if (stored === undefined) throw new Error(`service key ${r.id} vanished after insert`);
       return toServiceKey(stored);
     },
   };
 
-  let queue: QueuedWrite[] = [];
-  let scheduled = false;
-  let closed = false;
-
-  const flush = (): void => {
-    scheduled = false;
-    const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
-    queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
-    if (queue.length > 0) {
-      scheduled = true;
-      setImmediate(flush);
-    }
-    if (batch.length === 0) return;
-    const outcomes: { ok: boolean; value: unknown }[] = [];
-    try {
-      db.exec('BEGIN IMMEDIATE');
-      for (const w of batch) {
-        db.exec('SAVEPOINT w');
-        try {
-          outcomes.push({ ok: true, value: w.fn(tx) });
-          db.exec('RELEASE w');
-        } catch (e) {
-          db.exec('ROLLBACK TO w');
-          db.exec('RELEASE w');
-          outcomes.push({ ok: false, value: e });
-        }
-      }
-      db.exec('COMMIT');
-    } catch (e) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      for (const w of batch) w.reject(e);
-      return;
-    }
-    batch.forEach((w, i) => {
-      const o = outcomes[i] as { ok: boolean; value: unknown };
-      if (o.ok) w.resolve(o.value);
-      else w.reject(o.value);
-    });
-  };
-
-  const store: Store = {
+  const read: Omit<Store, 'write' | 'close'> = {
     ...webhooks.read, // --- webhooks ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
@@ -647,61 +705,45 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ...suborgs.read, // --- sub-organizations and sessions ---
     ...otherResources.read, // --- other resources ---
     ...users.read, // --- users ---
-    write<T>(fn: (t: StoreTx) => T): Promise<T> {
-      if (closed) return Promise.reject(new Error('store is closed'));
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
     getOrganization: async (id) => {
-      const r = s.org.get(id);
+      const r = await s.org.get(id);
       return r && toOrg(r);
     },
     getUser: async (id) => {
-      const r = s.user.get(id);
+      const r = await s.user.get(id);
       return r && toUser(r);
     },
-    listUsers: async (org) => s.users.all(org).map(toUser),
-    listApiKeys: async (userId) => s.apiKeysOfUser.all(userId).map(toApiKey),
+    listUsers: async (org) => (await s.users.all(org)).map(toUser),
+    listApiKeys: async (userId) => (await s.apiKeysOfUser.all(userId)).map(toApiKey),
     findApiKeys: async (pub, orgs) =>
-      s.apiKeysByPub
-        .all(pub)
-        .map(toApiKey)
-        .filter((k) => orgs.includes(k.organizationId)),
+      (await s.apiKeysByPub.all(pub)).map(toApiKey).filter((k) => orgs.includes(k.organizationId)),
     findAuthenticators: async (cred, orgs) =>
-      s.authsByCred
-        .all(cred)
-        .map(toAuthenticator)
-        .filter((a) => orgs.includes(a.organizationId)),
+      (await s.authsByCred.all(cred)).map(toAuthenticator).filter((a) => orgs.includes(a.organizationId)),
     getWallet: async (org, id) => {
-      const r = s.wallet.get(org, id);
+      const r = await s.wallet.get(org, id);
       return r && toWallet(r);
     },
-    listWallets: async (org) => s.wallets.all(org).map(toWallet),
+    listWallets: async (org) => (await s.wallets.all(org)).map(toWallet),
     getWalletAccountByAddress: async (org, wallet, address) => {
-      const r = s.accountByAddr.get(org, wallet, address.toLowerCase());
+      const r = await s.accountByAddr.get(org, wallet, address.toLowerCase());
       return r && toAccount(r);
     },
     getWalletAccountByPath: async (org, wallet, path) => {
-      const r = s.accountByPath.get(org, wallet, path);
+      const r = await s.accountByPath.get(org, wallet, path);
       return r && toAccount(r);
     },
     listWalletAccounts: async (org, wallet, page) =>
       (wallet === undefined
-        ? s.accountsAll.all(org, page.after ?? '', page.limit)
-        : s.accountsOfWallet.all(org, wallet, page.after ?? '', page.limit)
+        ? await s.accountsAll.all(org, page.after ?? '', page.limit)
+        : await s.accountsOfWallet.all(org, wallet, page.after ?? '', page.limit)
       ).map(toAccount),
     getPrivateKey: async (org, id) => {
-      const r = s.key.get(org, id);
+      const r = await s.key.get(org, id);
       return r && toKey(r);
     },
-    listPrivateKeys: async (org) => s.keys.all(org).map(toKey),
+    listPrivateKeys: async (org) => Promise.all((await s.keys.all(org)).map(toKey)),
     resolveSigningKey: async (org, signWith): Promise<SigningKeyRecord | undefined> => {
-      const byId = s.key.get(org, signWith);
+      const byId = await s.key.get(org, signWith);
       if (byId)
         return {
           kind: 'private_key',
@@ -716,7 +758,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           privateKeyId: str(byId.id),
         };
       const lc = signWith.toLowerCase();
-      const acc = s.accountBySignAddr.get(org, lc);
+      const acc = await s.accountBySignAddr.get(org, lc);
       if (acc)
         return {
           kind: 'wallet_account',
@@ -730,7 +772,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           walletId: str(acc.wallet_id),
           privateKeyId: null,
         };
-      const key = s.keyByAddr.get(org, lc);
+      const key = await s.keyByAddr.get(org, lc);
       if (key)
         return {
           kind: 'private_key',
@@ -747,46 +789,34 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return undefined;
     },
     getActivity: async (org, id) => {
-      const r = s.activity.get(org, id);
+      const r = await s.activity.get(org, id);
       return r && toActivity(r);
     },
     getActivityByFingerprint: async (fp) => {
-      const r = s.activityByFp.get(fp);
+      const r = await s.activityByFp.get(fp);
       return r && toActivity(r);
     },
-    listVotes: async (activityId) => s.votes.all(activityId).map(toVote),
+    listVotes: async (activityId) => (await s.votes.all(activityId)).map(toVote),
     listActivities: async (org, page, filter = {}) => {
       const statuses = filter.statuses === undefined ? null : JSON.stringify(filter.statuses);
       const types = filter.types === undefined ? null : JSON.stringify(filter.types);
-      return s.activities
-        .all(org, page.before ?? '\uffff', statuses, statuses, types, types, page.limit)
-        .map(toActivity);
+      return (
+        await s.activities.all(org, page.before ?? '\uffff', statuses, statuses, types, types, page.limit)
+      ).map(toActivity);
     },
     getPolicy: async (org, id) => {
-      const r = s.policy.get(org, id);
+      const r = await s.policy.get(org, id);
       return r && toPolicy(r);
     },
-    listPolicies: async (org) => s.policies.all(org).map(toPolicy),
-    listPolicyEvaluations: async (activityId) => s.evaluations.all(activityId).map(toPolicyEvaluation),
+    listPolicies: async (org) => (await s.policies.all(org)).map(toPolicy),
+    listPolicyEvaluations: async (activityId) =>
+      (await s.evaluations.all(activityId)).map(toPolicyEvaluation),
     getServiceKey: async (id) => {
-      const r = s.serviceKey.get(id);
+      const r = await s.serviceKey.get(id);
       return r && toServiceKey(r);
     },
-    close: async () => {
-      closed = true;
-      flush();
-      if (checkpointer !== undefined) {
-        const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
-        // Unref'd while running so it never keeps a process alive; held while we wait for it.
-        checkpointer.ref();
-        checkpointer.postMessage('stop');
-        await stopped;
-      }
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-    },
   };
-  return store;
+  return { tx, read };
 }
 
 function migrate(db: Database.Database): void {
@@ -808,7 +838,7 @@ function migrate(db: Database.Database): void {
 // --- users ---
 // Users, API keys, OAuth providers, user tags and invitations (issue 4); spread into the store's
 // transaction and read objects above.
-function usersParts(db: Database.Database): {
+function usersParts(db: Conn): {
   tx: Pick<
     StoreTx,
     | 'getUser'
@@ -916,28 +946,29 @@ function usersParts(db: Database.Database): {
   });
   return {
     tx: {
-      getUser: (id) => {
-        const r = row(s.user.get(id));
+      getUser: async (id) => {
+        const r = row(await s.user.get(id));
         return r && toUser(r);
       },
-      updateUser: (r) =>
-        s.updUser.run(r.name, r.email, r.phoneNumber, r.updatedAtMs, r.organizationId, r.id).changes === 1,
-      deleteUser: (org, id) => {
-        const r = row(s.user.get(id));
+      updateUser: async (r) =>
+        (await s.updUser.run(r.name, r.email, r.phoneNumber, r.updatedAtMs, r.organizationId, r.id))
+          .changes === 1,
+      deleteUser: async (org, id) => {
+        const r = row(await s.user.get(id));
         if (r === undefined || str(r.organization_id) !== org) return false;
         // Credentials and memberships first: they reference the user (foreign keys).
-        s.delUserKeys.run(id);
-        s.delUserAuths.run(id);
-        s.delUserOauth.run(id);
-        s.delUserTags.run(id);
-        return s.delUser.run(org, id).changes === 1;
+        await s.delUserKeys.run(id);
+        await s.delUserAuths.run(id);
+        await s.delUserOauth.run(id);
+        await s.delUserTags.run(id);
+        return (await s.delUser.run(org, id)).changes === 1;
       },
-      listApiKeysOfUser: (userId) => rows(s.keysOfUser.all(userId)).map(toApiKey),
-      apiKeyPublicKeyTaken: (org, pub) => s.keyTaken.get(org, pub) !== undefined,
-      deleteApiKey: (userId, id) => s.delKey.run(userId, id).changes === 1,
-      authenticatorCredentialTaken: (org, cred) => s.credTaken.get(org, cred) !== undefined,
-      insertOAuthProvider: (r) =>
-        void s.insOauth.run(
+      listApiKeysOfUser: async (userId) => rows(await s.keysOfUser.all(userId)).map(toApiKey),
+      apiKeyPublicKeyTaken: async (org, pub) => (await s.keyTaken.get(org, pub)) !== undefined,
+      deleteApiKey: async (userId, id) => (await s.delKey.run(userId, id)).changes === 1,
+      authenticatorCredentialTaken: async (org, cred) => (await s.credTaken.get(org, cred)) !== undefined,
+      insertOAuthProvider: async (r) => {
+        await s.insOauth.run(
           r.id,
           r.userId,
           r.organizationId,
@@ -946,21 +977,27 @@ function usersParts(db: Database.Database): {
           r.audience,
           r.subject,
           r.createdAtMs,
-        ),
-      oauthProviderTaken: (org, iss, aud, sub) => s.oauthTaken.get(org, iss, aud, sub) !== undefined,
-      insertUserTag: (r) => void s.insTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs),
-      getUserTag: (org, id) => {
-        const r = row(s.tag.get(org, id));
+        );
+      },
+      oauthProviderTaken: async (org, iss, aud, sub) =>
+        (await s.oauthTaken.get(org, iss, aud, sub)) !== undefined,
+      insertUserTag: async (r) => {
+        await s.insTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs);
+      },
+      getUserTag: async (org, id) => {
+        const r = row(await s.tag.get(org, id));
         return r && toTag(r);
       },
-      userTagNameTaken: (org, name) => s.tagName.get(org, name) !== undefined,
-      setUserTags: (userId, tagIds) => {
-        s.delUserTags.run(userId);
-        for (const t of tagIds) s.insMember.run(t, userId);
+      userTagNameTaken: async (org, name) => (await s.tagName.get(org, name)) !== undefined,
+      setUserTags: async (userId, tagIds) => {
+        await s.delUserTags.run(userId);
+        for (const t of tagIds) await s.insMember.run(t, userId);
       },
-      addUserToTag: (tagId, userId) => void s.insMember.run(tagId, userId),
-      insertInvitation: (r) =>
-        void s.insInvitation.run(
+      addUserToTag: async (tagId, userId) => {
+        await s.insMember.run(tagId, userId);
+      },
+      insertInvitation: async (r) => {
+        await s.insInvitation.run(
           r.id,
           r.organizationId,
           r.receiverUserName,
@@ -971,21 +1008,22 @@ function usersParts(db: Database.Database): {
           r.status,
           r.createdAtMs,
           r.updatedAtMs,
-        ),
-      deleteInvitation: (org, id) => s.delInvitation.run(org, id).changes === 1,
+        );
+      },
+      deleteInvitation: async (org, id) => (await s.delInvitation.run(org, id)).changes === 1,
     },
     read: {
-      listUserTags: async (org) => rows(s.tags.all(org)).map(toTag),
-      listUserTagIds: async (userId) => rows(s.tagIdsOfUser.all(userId)).map((r) => str(r.tag_id)),
-      listAuthenticators: async (userId) => rows(s.authsOfUser.all(userId)).map(toAuthenticator),
-      listOAuthProviders: async (userId) => rows(s.oauthOfUser.all(userId)).map(toOauth),
+      listUserTags: async (org) => rows(await s.tags.all(org)).map(toTag),
+      listUserTagIds: async (userId) => rows(await s.tagIdsOfUser.all(userId)).map((r) => str(r.tag_id)),
+      listAuthenticators: async (userId) => rows(await s.authsOfUser.all(userId)).map(toAuthenticator),
+      listOAuthProviders: async (userId) => rows(await s.oauthOfUser.all(userId)).map(toOauth),
       getApiKey: async (org, id) => {
-        const r = row(s.key.get(org, id));
+        const r = row(await s.key.get(org, id));
         return r && toApiKey(r);
       },
-      listApiKeysOfOrganization: async (org) => rows(s.keysOfOrg.all(org)).map(toApiKey),
+      listApiKeysOfOrganization: async (org) => rows(await s.keysOfOrg.all(org)).map(toApiKey),
       getInvitation: async (org, id) => {
-        const r = row(s.invitation.get(org, id));
+        const r = row(await s.invitation.get(org, id));
         return r && toInvitation(r);
       },
     },
@@ -1027,7 +1065,7 @@ type OtherResourcesRead = Pick<
 const interfaceAddressKey = (type: SmartContractInterfaceType, address: string): string =>
   type === 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' ? address.toLowerCase() : address;
 
-function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; read: OtherResourcesRead } {
+function otherResourcesParts(db: Conn): { tx: OtherResourcesTx; read: OtherResourcesRead } {
   const p = (sql: string) => db.prepare(sql);
   const s = {
     insSci: p(
@@ -1073,8 +1111,8 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
     delFeature: p('DELETE FROM organization_features WHERE organization_id = ? AND name = ?'),
     features: p('SELECT * FROM organization_features WHERE organization_id = ? ORDER BY name'),
   };
-  const get = (st: Database.Statement, ...a: unknown[]) => st.get(...a) as Row | undefined;
-  const all = (st: Database.Statement, ...a: unknown[]) => st.all(...a) as Row[];
+  const get = async (st: Stmt, ...a: unknown[]) => await st.get(...a);
+  const all = async (st: Stmt, ...a: unknown[]) => await st.all(...a);
 
   const toSci = (r: Row): SmartContractInterfaceRecord => ({
     id: str(r.id),
@@ -1117,20 +1155,20 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
   });
-  const getFiat = (org: string, id: string) => {
-    const r = get(s.fiat, org, id);
+  const getFiat = async (org: string, id: string) => {
+    const r = await get(s.fiat, org, id);
     return r && toFiat(r);
   };
-  const getTvc = (org: string, id: string) => {
-    const r = get(s.tvc, org, id);
+  const getTvc = async (org: string, id: string) => {
+    const r = await get(s.tvc, org, id);
     return r && toTvc(r);
   };
-  const features = (org: string) => all(s.features, org).map(toFeature);
+  const features = async (org: string) => (await all(s.features, org)).map(toFeature);
 
   return {
     tx: {
-      insertSmartContractInterface: (r) =>
-        void s.insSci.run(
+      insertSmartContractInterface: async (r) => {
+        await s.insSci.run(
           r.id,
           r.organizationId,
           r.type,
@@ -1141,12 +1179,13 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
           r.notes,
           r.createdAtMs,
           r.updatedAtMs,
-        ),
-      smartContractInterfaceExists: (org, type, address) =>
-        get(s.sciExists, org, type, interfaceAddressKey(type, address)) !== undefined,
-      deleteSmartContractInterface: (org, id) => s.delSci.run(org, id).changes === 1,
-      insertFiatOnRampCredential: (r) =>
-        void s.insFiat.run(
+        );
+      },
+      smartContractInterfaceExists: async (org, type, address) =>
+        (await get(s.sciExists, org, type, interfaceAddressKey(type, address))) !== undefined,
+      deleteSmartContractInterface: async (org, id) => (await s.delSci.run(org, id)).changes === 1,
+      insertFiatOnRampCredential: async (r) => {
+        await s.insFiat.run(
           r.id,
           r.organizationId,
           r.provider,
@@ -1157,25 +1196,28 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
           b(r.sandboxMode),
           r.createdAtMs,
           r.updatedAtMs,
-        ),
+        );
+      },
       getFiatOnRampCredential: getFiat,
-      fiatOnRampCredentialTaken: (org, provider, sandbox, exceptId) =>
-        get(s.fiatTaken, org, provider, b(sandbox), exceptId ?? '') !== undefined,
-      updateFiatOnRampCredential: (r) =>
-        s.updFiat.run(
-          r.provider,
-          r.projectId,
-          r.publishableApiKey,
-          r.sealedSecretApiKey,
-          r.sealedPrivateApiKey,
-          b(r.sandboxMode),
-          r.updatedAtMs,
-          r.organizationId,
-          r.id,
+      fiatOnRampCredentialTaken: async (org, provider, sandbox, exceptId) =>
+        (await get(s.fiatTaken, org, provider, b(sandbox), exceptId ?? '')) !== undefined,
+      updateFiatOnRampCredential: async (r) =>
+        (
+          await s.updFiat.run(
+            r.provider,
+            r.projectId,
+            r.publishableApiKey,
+            r.sealedSecretApiKey,
+            r.sealedPrivateApiKey,
+            b(r.sandboxMode),
+            r.updatedAtMs,
+            r.organizationId,
+            r.id,
+          )
         ).changes === 1,
-      deleteFiatOnRampCredential: (org, id) => s.delFiat.run(org, id).changes === 1,
-      insertTvcDeployment: (r) =>
-        void s.insTvc.run(
+      deleteFiatOnRampCredential: async (org, id) => (await s.delFiat.run(org, id)).changes === 1,
+      insertTvcDeployment: async (r) => {
+        await s.insTvc.run(
           r.id,
           r.organizationId,
           r.appId,
@@ -1185,25 +1227,27 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
           r.sealedPullSecret,
           r.createdAtMs,
           r.updatedAtMs,
-        ),
+        );
+      },
       getTvcDeployment: getTvc,
-      setTvcDeploymentStatus: (org, id, expected, next, nowMs) =>
-        s.tvcStatus.run(next, nowMs, org, id, expected).changes === 1,
-      setOrganizationFeature: (org, name, value, nowMs) =>
-        void s.setFeature.run(org, name, value, nowMs, nowMs),
-      removeOrganizationFeature: (org, name) => s.delFeature.run(org, name).changes === 1,
+      setTvcDeploymentStatus: async (org, id, expected, next, nowMs) =>
+        (await s.tvcStatus.run(next, nowMs, org, id, expected)).changes === 1,
+      setOrganizationFeature: async (org, name, value, nowMs) => {
+        await s.setFeature.run(org, name, value, nowMs, nowMs);
+      },
+      removeOrganizationFeature: async (org, name) => (await s.delFeature.run(org, name)).changes === 1,
       listOrganizationFeatures: features,
     },
     read: {
       getSmartContractInterface: async (org, id) => {
-        const r = get(s.sci, org, id);
+        const r = await get(s.sci, org, id);
         return r && toSci(r);
       },
-      listSmartContractInterfaces: async (org) => all(s.scis, org).map(toSci),
-      listFiatOnRampCredentials: async (org) => all(s.fiats, org).map(toFiat),
+      listSmartContractInterfaces: async (org) => (await all(s.scis, org)).map(toSci),
+      listFiatOnRampCredentials: async (org) => (await all(s.fiats, org)).map(toFiat),
       getTvcDeployment: async (org, id) => getTvc(org, id),
       listTvcDeployments: async (org, appId) =>
-        (appId === undefined ? all(s.tvcs, org) : all(s.tvcsOfApp, org, appId)).map(toTvc),
+        (appId === undefined ? await all(s.tvcs, org) : await all(s.tvcsOfApp, org, appId)).map(toTvc),
       listOrganizationFeatures: async (org) => features(org),
     },
   };
@@ -1213,7 +1257,7 @@ function otherResourcesParts(db: Database.Database): { tx: OtherResourcesTx; rea
 // --- sub-organizations and sessions ---
 // Sub-organization listing, stamp_login session keys and used verification tokens (issue 4); spread
 // into the store's transaction and read objects above.
-function suborgParts(db: Database.Database): {
+function suborgParts(db: Conn): {
   tx: Pick<
     StoreTx,
     'insertLoginSession' | 'deleteLoginSessionKeys' | 'consumeVerificationToken' | 'subOrganizationNameTaken'
@@ -1263,26 +1307,28 @@ function suborgParts(db: Database.Database): {
   };
   return {
     tx: {
-      insertLoginSession: (r: LoginSessionRecord) =>
-        void s.insSession.run(r.apiKeyId, r.userId, r.organizationId, r.expiresAtMs, r.createdAtMs),
-      deleteLoginSessionKeys: (userId) => {
-        const ids = (s.sessionKeys.all(userId) as Row[]).map((r) => str(r.api_key_id));
+      insertLoginSession: async (r: LoginSessionRecord) => {
+        await s.insSession.run(r.apiKeyId, r.userId, r.organizationId, r.expiresAtMs, r.createdAtMs);
+      },
+      deleteLoginSessionKeys: async (userId) => {
+        const ids = ((await s.sessionKeys.all(userId)) as Row[]).map((r) => str(r.api_key_id));
         for (const id of ids) {
-          s.delSession.run(id);
-          s.delKey.run(id);
+          await s.delSession.run(id);
+          await s.delKey.run(id);
         }
         return ids;
       },
-      consumeVerificationToken: (id, org, nowMs) => s.useToken.run(id, org, nowMs).changes === 1,
-      subOrganizationNameTaken: (parentId, name) => s.subName.get(parentId, name) !== undefined,
+      consumeVerificationToken: async (id, org, nowMs) =>
+        (await s.useToken.run(id, org, nowMs)).changes === 1,
+      subOrganizationNameTaken: async (parentId, name) => (await s.subName.get(parentId, name)) !== undefined,
     },
     read: {
       listSubOrganizationIds: async (parentId, filter, page) => {
         const range = [parentId, page.after ?? '', page.before ?? '\uffff'];
         const out =
           filter === undefined
-            ? filters.NONE.all(...range, page.limit)
-            : filters[filter.type].all(...range, filter.value, page.limit);
+            ? await filters.NONE.all(...range, page.limit)
+            : await filters[filter.type].all(...range, filter.value, page.limit);
         return (out as Row[]).map((r) => str(r.id));
       },
     },
@@ -1319,7 +1365,7 @@ function toSend(r: Row): SendTransactionRecord {
   };
 }
 
-function sendParts(db: Database.Database): {
+function sendParts(db: Conn): {
   tx: Pick<
     StoreTx,
     'allocateNonce' | 'nextNonce' | 'releaseNonce' | 'insertSendTransaction' | 'updateSendTransaction'
@@ -1336,6 +1382,14 @@ function sendParts(db: Database.Database): {
   const p = (sql: string) => db.prepare(sql);
   const s = {
     next: p('SELECT next_nonce FROM eth_nonce_allocations WHERE caip2 = ? AND address = ?'),
+    // The allocator's row, locked for the rest of the transaction where the engine has row locks:
+    // two replicas allocating for one address take turns (SQLite has one writer anyway).
+    nextLocked: p(
+      `SELECT next_nonce FROM eth_nonce_allocations WHERE caip2 = ? AND address = ?${db.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+    ),
+    claimRow: p(
+      "INSERT INTO eth_nonce_allocations (caip2, address, next_nonce) VALUES (?,?,'0') ON CONFLICT (caip2, address) DO NOTHING",
+    ),
     setNext: p(
       'INSERT INTO eth_nonce_allocations (caip2, address, next_nonce) VALUES (?,?,?) ON CONFLICT (caip2, address) DO UPDATE SET next_nonce = excluded.next_nonce',
     ),
@@ -1363,28 +1417,34 @@ function sendParts(db: Database.Database): {
       "SELECT * FROM send_transactions WHERE status IN ('INITIALIZED', 'BROADCASTING') ORDER BY LENGTH(nonce), nonce, created_at_ms",
     ),
   };
-  const nextOf = (caip2: string, address: string): bigint | undefined => {
-    const r = s.next.get(caip2, address) as Row | undefined;
+  const nextOf = async (caip2: string, address: string): Promise<bigint | undefined> => {
+    const r = await s.next.get(caip2, address);
     return r === undefined ? undefined : BigInt(str(r.next_nonce));
+  };
+  /** The stored next nonce, its row created (as 0) if absent and locked until the commit. */
+  const lockNext = async (caip2: string, address: string): Promise<bigint> => {
+    await s.claimRow.run(caip2, address);
+    const r = await s.nextLocked.get(caip2, address);
+    return r === undefined ? 0n : BigInt(str(r.next_nonce));
   };
   return {
     tx: {
-      allocateNonce: (caip2, address, chainPending, given) => {
-        const stored = nextOf(caip2, address) ?? 0n;
+      allocateNonce: async (caip2, address, chainPending, given) => {
+        const stored = await lockNext(caip2, address);
         const nonce = given ?? (chainPending > stored ? chainPending : stored);
         const next = nonce + 1n > stored ? nonce + 1n : stored;
-        s.setNext.run(caip2, address, next.toString());
+        await s.setNext.run(caip2, address, next.toString());
         return nonce;
       },
       nextNonce: (caip2, address) => nextOf(caip2, address.toLowerCase()),
-      releaseNonce: (caip2, address, nonce) => {
-        if (nextOf(caip2, address) !== nonce + 1n) return false;
-        s.setNext.run(caip2, address, nonce.toString());
+      releaseNonce: async (caip2, address, nonce) => {
+        if ((await lockNext(caip2, address)) !== nonce + 1n) return false;
+        await s.setNext.run(caip2, address, nonce.toString());
         return true;
       },
-      insertSendTransaction: (r: SendTransactionRecord) => {
-        s.transition.run(r.id, r.status, r.errorMessage, r.createdAtMs);
-        s.ins.run(
+      insertSendTransaction: async (r: SendTransactionRecord) => {
+        await s.transition.run(r.id, r.status, r.errorMessage, r.createdAtMs);
+        await s.ins.run(
           r.id,
           r.organizationId,
           r.activityId,
@@ -1404,33 +1464,35 @@ function sendParts(db: Database.Database): {
           r.revertChainJson,
         );
       },
-      updateSendTransaction: (id, u) => {
+      updateSendTransaction: async (id, u) => {
         const moved =
-          s.upd.run(
-            u.status,
-            u.blockNumber === undefined ? null : u.blockNumber.toString(),
-            u.errorMessage ?? null,
-            u.revertChainJson ?? null,
-            u.updatedAtMs,
-            id,
+          (
+            await s.upd.run(
+              u.status,
+              u.blockNumber === undefined ? null : u.blockNumber.toString(),
+              u.errorMessage ?? null,
+              u.revertChainJson ?? null,
+              u.updatedAtMs,
+              id,
+            )
           ).changes === 1;
-        if (moved) s.transition.run(id, u.status, u.errorMessage ?? null, u.updatedAtMs);
+        if (moved) await s.transition.run(id, u.status, u.errorMessage ?? null, u.updatedAtMs);
         return moved;
       },
     },
     read: {
       getSendTransaction: async (org, id) => {
-        const r = s.get.get(org, id) as Row | undefined;
+        const r = (await s.get.get(org, id)) as Row | undefined;
         return r && toSend(r);
       },
       getSendTransactionById: async (id) => {
-        const r = s.getById.get(id) as Row | undefined;
+        const r = (await s.getById.get(id)) as Row | undefined;
         return r && toSend(r);
       },
-      listPendingSendTransactions: async () => (s.pending.all() as Row[]).map(toSend),
+      listPendingSendTransactions: async () => ((await s.pending.all()) as Row[]).map(toSend),
       getNextNonce: async (caip2, address) => nextOf(caip2, address.toLowerCase()),
       listSendTransactionTransitions: async (id) =>
-        (s.transitions.all(id) as Row[]).map((r) => ({
+        ((await s.transitions.all(id)) as Row[]).map((r) => ({
           status: str(r.status) as SendTransactionStatus,
           errorMessage: nstr(r.error_message),
           atMs: num(r.at_ms),
@@ -1444,8 +1506,8 @@ function sendParts(db: Database.Database): {
 // Renames, root quorum changes, deletions, private-key tags and verified contacts (issue 10); spread
 // into the store's transaction and read objects above.
 function adminParts(
-  db: Database.Database,
-  toKey: (r: Row) => PrivateKeyRecord,
+  db: Conn,
+  toKey: (r: Row) => Promise<PrivateKeyRecord>,
 ): {
   tx: Pick<
     StoreTx,
@@ -1555,85 +1617,92 @@ function adminParts(
   });
   return {
     tx: {
-      renameOrganization: (id, name) => s.renameOrg.run(name, id).changes === 1,
-      setRootQuorum: (org, threshold, userIds) => {
-        s.clearRoot.run(org);
-        for (const id of userIds) s.setRoot.run(org, id);
-        s.threshold.run(threshold, org);
+      renameOrganization: async (id, name) => (await s.renameOrg.run(name, id)).changes === 1,
+      setRootQuorum: async (org, threshold, userIds) => {
+        await s.clearRoot.run(org);
+        for (const id of userIds) await s.setRoot.run(org, id);
+        await s.threshold.run(threshold, org);
       },
-      listUsersOfOrganization: (org) => (s.users.all(org) as Row[]).map(toUser),
-      renameWallet: (org, id, name, nowMs) => s.renameWallet.run(name, nowMs, org, id).changes === 1,
-      getWalletAccount: (org, id) => {
-        const r = s.account.get(org, id) as Row | undefined;
+      listUsersOfOrganization: async (org) => ((await s.users.all(org)) as Row[]).map(toUser),
+      renameWallet: async (org, id, name, nowMs) =>
+        (await s.renameWallet.run(name, nowMs, org, id)).changes === 1,
+      getWalletAccount: async (org, id) => {
+        const r = (await s.account.get(org, id)) as Row | undefined;
         return r && toAccount(r);
       },
-      deleteWalletAccount: (org, id) => s.delAccount.run(org, id).changes === 1,
-      getPrivateKey: (org, id) => {
-        const r = s.key.get(org, id) as Row | undefined;
+      deleteWalletAccount: async (org, id) => (await s.delAccount.run(org, id)).changes === 1,
+      getPrivateKey: async (org, id) => {
+        const r = (await s.key.get(org, id)) as Row | undefined;
         return r && toKey(r);
       },
-      deletePrivateKey: (org, id) => {
-        s.delKeyAddrs.run(org, id);
-        return s.delKey.run(org, id).changes === 1;
+      deletePrivateKey: async (org, id) => {
+        await s.delKeyAddrs.run(org, id);
+        return (await s.delKey.run(org, id)).changes === 1;
       },
-      renameUserTag: (org, id, name, nowMs) => s.renameTag.run(name, nowMs, org, id).changes === 1,
-      removeUserFromTag: (tagId, userId) => void s.removeMember.run(tagId, userId),
-      deleteUserTag: (org, id) => {
-        const members = (s.tagMembers.all(id) as Row[]).map((r) => str(r.user_id));
-        s.delMembers.run(id);
-        return s.delTag.run(org, id).changes === 1 ? members : null;
+      renameUserTag: async (org, id, name, nowMs) =>
+        (await s.renameTag.run(name, nowMs, org, id)).changes === 1,
+      removeUserFromTag: async (tagId, userId) => {
+        await s.removeMember.run(tagId, userId);
       },
-      insertPrivateKeyTag: (r) =>
-        void s.insKeyTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs),
-      privateKeyTagNameTaken: (org, name) => s.keyTagName.get(org, name) !== undefined,
-      tagPrivateKey: (org, keyId, tagId, nowMs) => {
-        const r = s.keyTags.get(org, keyId) as Row | undefined;
+      deleteUserTag: async (org, id) => {
+        const members = ((await s.tagMembers.all(id)) as Row[]).map((r) => str(r.user_id));
+        await s.delMembers.run(id);
+        return (await s.delTag.run(org, id)).changes === 1 ? members : null;
+      },
+      insertPrivateKeyTag: async (r) => {
+        await s.insKeyTag.run(r.id, r.organizationId, r.name, r.createdAtMs, r.updatedAtMs);
+      },
+      privateKeyTagNameTaken: async (org, name) => (await s.keyTagName.get(org, name)) !== undefined,
+      tagPrivateKey: async (org, keyId, tagId, nowMs) => {
+        const r = (await s.keyTags.get(org, keyId)) as Row | undefined;
         if (r === undefined) return;
         const tags = JSON.parse(str(r.tags_json)) as string[];
         if (tags.includes(tagId)) return;
-        s.setKeyTags.run(JSON.stringify([...tags, tagId]), nowMs, org, keyId);
+        await s.setKeyTags.run(JSON.stringify([...tags, tagId]), nowMs, org, keyId);
       },
-      untagPrivateKey: (org, keyId, tagId, nowMs) => {
-        const r = s.keyTags.get(org, keyId) as Row | undefined;
+      untagPrivateKey: async (org, keyId, tagId, nowMs) => {
+        const r = (await s.keyTags.get(org, keyId)) as Row | undefined;
         if (r === undefined) return;
         const tags = JSON.parse(str(r.tags_json)) as string[];
         if (!tags.includes(tagId)) return;
-        s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== tagId)), nowMs, org, keyId);
+        await s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== tagId)), nowMs, org, keyId);
       },
-      getPrivateKeyTag: (org, id) => {
-        const r = s.keyTag.get(org, id) as Row | undefined;
+      getPrivateKeyTag: async (org, id) => {
+        const r = (await s.keyTag.get(org, id)) as Row | undefined;
         return r && toKeyTag(r);
       },
-      renamePrivateKeyTag: (org, id, name, nowMs) => s.renameKeyTag.run(name, nowMs, org, id).changes === 1,
-      deletePrivateKeyTag: (org, id, nowMs) => {
-        if (s.delKeyTag.run(org, id).changes !== 1) return null;
+      renamePrivateKeyTag: async (org, id, name, nowMs) =>
+        (await s.renameKeyTag.run(name, nowMs, org, id)).changes === 1,
+      deletePrivateKeyTag: async (org, id, nowMs) => {
+        if ((await s.delKeyTag.run(org, id)).changes !== 1) return null;
         const keys: string[] = [];
-        for (const r of s.keyTagsOfKeys.all(org) as Row[]) {
+        for (const r of (await s.keyTagsOfKeys.all(org)) as Row[]) {
           const tags = JSON.parse(str(r.tags_json)) as string[];
           if (!tags.includes(id)) continue;
           keys.push(str(r.id));
-          s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== id)), nowMs, org, str(r.id));
+          await s.setKeyTags.run(JSON.stringify(tags.filter((t) => t !== id)), nowMs, org, str(r.id));
         }
         return keys;
       },
-      markContactVerified: (userId, kind, value, nowMs) =>
-        void s.verified.run(userId, kind, kind === 'EMAIL' ? value.toLowerCase() : value, nowMs),
-      deleteOrganization: (id, nowMs) => {
-        if (s.markDeleted.run(nowMs, id).changes !== 1) return false;
-        for (const st of s.purge) st.run(id);
+      markContactVerified: async (userId, kind, value, nowMs) => {
+        await s.verified.run(userId, kind, kind === 'EMAIL' ? value.toLowerCase() : value, nowMs);
+      },
+      deleteOrganization: async (id, nowMs) => {
+        if ((await s.markDeleted.run(nowMs, id)).changes !== 1) return false;
+        for (const st of s.purge) await st.run(id);
         return true;
       },
     },
     read: {
-      listPrivateKeyTags: async (org) => (s.keyTagsOfOrg.all(org) as Row[]).map(toKeyTag),
+      listPrivateKeyTags: async (org) => ((await s.keyTagsOfOrg.all(org)) as Row[]).map(toKeyTag),
       listVerifiedSubOrganizationIds: async (parentId, filter, page) => {
         const range = [parentId, page.after ?? '', page.before ?? '\uffff'];
         const out =
           filter === undefined
-            ? verifiedAny.all(...range, page.limit)
+            ? await verifiedAny.all(...range, page.limit)
             : filter.value === undefined
-              ? verifiedBy[filter.kind].any.all(...range, page.limit)
-              : verifiedBy[filter.kind].value.all(...range, filter.value, page.limit);
+              ? await verifiedBy[filter.kind].any.all(...range, page.limit)
+              : await verifiedBy[filter.kind].value.all(...range, filter.value, page.limit);
         return (out as Row[]).map((r) => str(r.id));
       },
     },
@@ -1660,7 +1729,7 @@ function toImportTarget(r: Row): ImportTargetRecord {
   };
 }
 
-function importParts(db: Database.Database): {
+function importParts(db: Conn): {
   tx: Pick<StoreTx, 'insertImportTarget' | 'pruneImportTargets' | 'consumeImportTarget'>;
   read: Pick<Store, 'listOpenImportTargets' | 'getImportTargetConsumedBy'>;
 } {
@@ -1692,8 +1761,8 @@ function importParts(db: Database.Database): {
   };
   return {
     tx: {
-      insertImportTarget: (r) =>
-        void s.ins.run(
+      insertImportTarget: async (r) => {
+        await s.ins.run(
           r.id,
           r.organizationId,
           r.userId,
@@ -1704,18 +1773,19 @@ function importParts(db: Database.Database): {
           r.createdAtMs,
           r.consumedAtMs,
           r.consumedEnc,
-        ),
-      pruneImportTargets: (org, user, kind, keep, nowMs) =>
-        s.pruneExpired.run(org, user, nowMs).changes +
-        s.prune.run(org, user, kind, org, user, kind, keep).changes,
-      consumeImportTarget: (org, user, id, enc, nowMs) =>
-        s.consume.run(nowMs, enc, org, user, id, nowMs).changes === 1,
+        );
+      },
+      pruneImportTargets: async (org, user, kind, keep, nowMs) =>
+        (await s.pruneExpired.run(org, user, nowMs)).changes +
+        (await s.prune.run(org, user, kind, org, user, kind, keep)).changes,
+      consumeImportTarget: async (org, user, id, enc, nowMs) =>
+        (await s.consume.run(nowMs, enc, org, user, id, nowMs)).changes === 1,
     },
     read: {
       listOpenImportTargets: async (org, user, nowMs) =>
-        (s.open.all(org, user, nowMs) as Row[]).map(toImportTarget),
+        ((await s.open.all(org, user, nowMs)) as Row[]).map(toImportTarget),
       getImportTargetConsumedBy: async (org, enc) => {
-        const r = s.consumedBy.get(org, enc) as Row | undefined;
+        const r = (await s.consumedBy.get(org, enc)) as Row | undefined;
         return r && toImportTarget(r);
       },
     },
@@ -1782,7 +1852,7 @@ function toWebhookDelivery(r: Row): WebhookDeliveryRecord {
   };
 }
 
-function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksRead } {
+function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } {
   const p = (sql: string) => db.prepare(sql);
   const s = {
     insEndpoint: p(
@@ -1888,16 +1958,16 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
     ),
     keys: p('SELECT * FROM webhook_signing_keys ORDER BY created_at_ms, id'),
   };
-  const get = (st: Database.Statement, ...a: unknown[]) => st.get(...a) as Row | undefined;
-  const all = (st: Database.Statement, ...a: unknown[]) => st.all(...a) as Row[];
+  const get = async (st: Stmt, ...a: unknown[]) => await st.get(...a);
+  const all = async (st: Stmt, ...a: unknown[]) => await st.all(...a);
 
-  const toEndpoint = (r: Row): WebhookEndpointRecord => ({
+  const toEndpoint = async (r: Row): Promise<WebhookEndpointRecord> => ({
     id: str(r.id),
     organizationId: str(r.organization_id),
     url: str(r.url),
     name: str(r.name),
     isActive: num(r.is_active) === 1,
-    subscriptions: all(s.subs, r.id).map((x) => ({
+    subscriptions: (await all(s.subs, r.id)).map((x) => ({
       eventType: str(x.event_type) as WebhookEventType,
       filtersJson: nstr(x.filters_json),
       isActive: num(x.is_active) === 1,
@@ -1905,33 +1975,35 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
     createdAtMs: num(r.created_at_ms),
     updatedAtMs: num(r.updated_at_ms),
   });
-  const getEndpoint = (org: string, id: string) => {
-    const r = get(s.endpoint, org, id);
+  const getEndpoint = async (org: string, id: string) => {
+    const r = await get(s.endpoint, org, id);
     return r && toEndpoint(r);
   };
-  const insertSubs = (r: WebhookEndpointRecord) =>
-    r.subscriptions.forEach((x, i) => s.insSub.run(r.id, x.eventType, x.filtersJson, x.isActive ? 1 : 0, i));
+  const insertSubs = async (r: WebhookEndpointRecord): Promise<void> => {
+    for (const [i, x] of r.subscriptions.entries())
+      await s.insSub.run(r.id, x.eventType, x.filtersJson, x.isActive ? 1 : 0, i);
+  };
   const endpointLane = (id: string) => `endpoint:${id}`;
 
   /** The organization and its parent (a parent's receivers get its sub-organizations' events). */
-  const scopeOf = (org: string): string[] => {
-    const parent = nstr(get(s.org, org)?.parent_id);
+  const scopeOf = async (org: string): Promise<string[]> => {
+    const parent = nstr((await get(s.org, org))?.parent_id);
     return parent === null ? [org] : [org, parent];
   };
 
-  const insertEvent = (
+  const insertEvent = async (
     org: string,
     type: WebhookEventType,
     subjectId: string,
     snapshot: string,
     body: string | null,
     nowMs: number,
-  ): string => {
+  ): Promise<string> => {
     const id = randomUUID();
-    s.insEvent.run(id, org, type, subjectId, snapshot, body, nowMs);
+    await s.insEvent.run(id, org, type, subjectId, snapshot, body, nowMs);
     return id;
   };
-  const insertDelivery = (
+  const insertDelivery = async (
     eventId: string,
     lane: string,
     source: WebhookDeliverySource,
@@ -1940,7 +2012,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
     url: string,
     nowMs: number,
   ) =>
-    s.insDelivery.run(
+    await s.insDelivery.run(
       randomUUID(),
       eventId,
       lane,
@@ -1954,16 +2026,24 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
       nowMs,
     );
 
-  const lease = (rows: Row[], nowMs: number, leaseUntilMs: number): WebhookDeliveryRecord[] =>
-    rows
-      .filter((r) => s.lease.run(leaseUntilMs, r.id, nowMs).changes === 1)
-      .map((r) => ({ ...toWebhookDelivery(r), leaseUntilMs }));
-
-  const claimLane = (lane: string, nowMs: number, leaseUntilMs: number, limit: number) => {
+  /** The rows this transaction could lease (a row another claimant leased first is left out). */
+  const lease = async (
+    rows: Row[],
+    nowMs: number,
+    leaseUntilMs: number,
+  ): Promise<WebhookDeliveryRecord[]> => {
     const out: WebhookDeliveryRecord[] = [];
-    for (const r of all(s.laneHeads, lane, limit)) {
+    for (const r of rows)
+      if ((await s.lease.run(leaseUntilMs, r.id, nowMs)).changes === 1)
+        out.push({ ...toWebhookDelivery(r), leaseUntilMs });
+    return out;
+  };
+
+  const claimLane = async (lane: string, nowMs: number, leaseUntilMs: number, limit: number) => {
+    const out: WebhookDeliveryRecord[] = [];
+    for (const r of await all(s.laneHeads, lane, limit)) {
       if (num(r.next_attempt_at_ms) > nowMs) break;
-      const [leased] = lease([r], nowMs, leaseUntilMs);
+      const [leased] = await lease([r], nowMs, leaseUntilMs);
       if (leased === undefined) break;
       out.push(leased);
     }
@@ -1972,8 +2052,8 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
 
   return {
     tx: {
-      insertWebhookEndpoint: (r) => {
-        s.insEndpoint.run(
+      insertWebhookEndpoint: async (r) => {
+        await s.insEndpoint.run(
           r.id,
           r.organizationId,
           r.url,
@@ -1982,41 +2062,41 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           r.createdAtMs,
           r.updatedAtMs,
         );
-        insertSubs(r);
+        await insertSubs(r);
       },
       getWebhookEndpoint: getEndpoint,
-      countWebhookEndpoints: (org) => num(get(s.countEndpoints, org)?.n ?? 0),
-      updateWebhookEndpoint: (r) => {
+      countWebhookEndpoints: async (org) => num((await get(s.countEndpoints, org))?.n ?? 0),
+      updateWebhookEndpoint: async (r) => {
         if (
-          s.updEndpoint.run(r.url, r.name, r.isActive ? 1 : 0, r.updatedAtMs, r.organizationId, r.id)
+          (await s.updEndpoint.run(r.url, r.name, r.isActive ? 1 : 0, r.updatedAtMs, r.organizationId, r.id))
             .changes !== 1
         )
           return false;
-        s.delSubs.run(r.id);
-        insertSubs(r);
-        s.followUrl.run(r.url, endpointLane(r.id));
+        await s.delSubs.run(r.id);
+        await insertSubs(r);
+        await s.followUrl.run(r.url, endpointLane(r.id));
         return true;
       },
-      deleteWebhookEndpoint: (org, id, nowMs) => {
-        if (get(s.endpoint, org, id) === undefined) return false;
-        s.orphan.run(nowMs, endpointLane(id));
-        s.delSubs.run(id);
-        return s.delEndpoint.run(org, id).changes === 1;
+      deleteWebhookEndpoint: async (org, id, nowMs) => {
+        if ((await get(s.endpoint, org, id)) === undefined) return false;
+        await s.orphan.run(nowMs, endpointLane(id));
+        await s.delSubs.run(id);
+        return (await s.delEndpoint.run(org, id)).changes === 1;
       },
-      enqueueActivityEvent: (activityId, created, nowMs) => {
-        const row = get(s.activity, activityId);
+      enqueueActivityEvent: async (activityId, created, nowMs) => {
+        const row = await get(s.activity, activityId);
         if (row === undefined) throw new Error(`activity ${activityId} is not in this transaction`);
         const a = toActivity(row);
-        const scope = scopeOf(a.organizationId);
-        const endpoints = all(s.subscribers, JSON.stringify(scope), 'ACTIVITY_UPDATES');
-        const features = created
-          ? scope.flatMap((org) => {
-              const f = get(s.feature, org);
-              return f === undefined ? [] : [{ org, url: str(f.value) }];
-            })
-          : [];
+        const scope = await scopeOf(a.organizationId);
+        const endpoints = await all(s.subscribers, JSON.stringify(scope), 'ACTIVITY_UPDATES');
+        const features: { org: string; url: string }[] = [];
+        if (created)
+          for (const org of scope) {
+            const f = await get(s.feature, org);
+            if (f !== undefined) features.push({ org, url: str(f.value) });
+          }
         if (endpoints.length === 0 && features.length === 0) return 0;
-        const eventId = insertEvent(
+        const eventId = await insertEvent(
           a.organizationId,
           'ACTIVITY_UPDATES',
           a.id,
@@ -2025,7 +2105,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           nowMs,
         );
         for (const e of endpoints)
-          insertDelivery(
+          await insertDelivery(
             eventId,
             endpointLane(str(e.id)),
             'ENDPOINT',
@@ -2036,21 +2116,25 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           );
         for (const f of features) {
           // Deliveries still waiting follow the feature's current URL (as an endpoint's follow an update).
-          s.followUrl.run(f.url, `feature:${f.org}`);
-          insertDelivery(eventId, `feature:${f.org}`, 'FEATURE', null, f.org, f.url, nowMs);
+          await s.followUrl.run(f.url, `feature:${f.org}`);
+          await insertDelivery(eventId, `feature:${f.org}`, 'FEATURE', null, f.org, f.url, nowMs);
         }
         return endpoints.length + features.length;
       },
-      enqueueSendStatusEvent: (sendId, nowMs) => {
-        const row = get(s.send, sendId);
+      enqueueSendStatusEvent: async (sendId, nowMs) => {
+        const row = await get(s.send, sendId);
         if (row === undefined) throw new Error(`send ${sendId} is not in this transaction`);
         const send = toSend(row);
         // A gap filler is the service's own transaction, not a send anyone asked for.
         if (send.kind === 'GAP_FILL') return 0;
         // turnkey-api.md 11.1: send-status events are scoped to the billing (top-level) organization.
-        const parent = nstr(get(s.org, send.organizationId)?.parent_id);
+        const parent = nstr((await get(s.org, send.organizationId))?.parent_id);
         const billing = parent ?? send.organizationId;
-        const endpoints = all(s.subscribers, JSON.stringify([billing]), 'SEND_TRANSACTION_STATUS_UPDATES');
+        const endpoints = await all(
+          s.subscribers,
+          JSON.stringify([billing]),
+          'SEND_TRANSACTION_STATUS_UPDATES',
+        );
         if (endpoints.length === 0) return 0;
         const body = JSON.stringify({
           type: 'transaction:status',
@@ -2075,7 +2159,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
               : {}),
           },
         });
-        const eventId = insertEvent(
+        const eventId = await insertEvent(
           send.organizationId,
           'SEND_TRANSACTION_STATUS_UPDATES',
           send.id,
@@ -2084,7 +2168,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           nowMs,
         );
         for (const e of endpoints)
-          insertDelivery(
+          await insertDelivery(
             eventId,
             endpointLane(str(e.id)),
             'ENDPOINT',
@@ -2095,13 +2179,13 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           );
         return endpoints.length;
       },
-      claimWebhookDeliveries: (nowMs, leaseUntilMs, limit, busy) =>
-        lease(all(s.heads, nowMs, nowMs, JSON.stringify(busy), limit), nowMs, leaseUntilMs),
-      recordWebhookAttempt: (result) => {
+      claimWebhookDeliveries: async (nowMs, leaseUntilMs, limit, busy) =>
+        lease(await all(s.heads, nowMs, nowMs, JSON.stringify(busy), limit), nowMs, leaseUntilMs),
+      recordWebhookAttempt: async (result) => {
         const a = result.attempt;
-        const d = get(s.delivery, a.deliveryId);
+        const d = await get(s.delivery, a.deliveryId);
         if (d === undefined) return;
-        s.insAttempt.run(
+        await s.insAttempt.run(
           a.deliveryId,
           a.attempt,
           a.startedAtMs,
@@ -2111,8 +2195,8 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           a.error,
           a.signingKeyId,
         );
-        s.setEventBody.run(result.bodyJson, str(d.event_id));
-        s.finish.run(
+        await s.setEventBody.run(result.bodyJson, str(d.event_id));
+        await s.finish.run(
           result.state,
           a.attempt,
           result.nextAttemptAtMs,
@@ -2123,24 +2207,27 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
         );
       },
       claimWebhookLane: claimLane,
-      releaseWebhookDeliveries: (ids) => ids.forEach((id) => s.release.run(id)),
-      redeliverWebhook: (owners, id, nowMs) => {
-        const d = get(s.delivery, id);
+      releaseWebhookDeliveries: async (ids) => {
+        for (const id of ids) await s.release.run(id);
+      },
+      redeliverWebhook: async (owners, id, nowMs) => {
+        const d = await get(s.delivery, id);
         if (d === undefined || !owners.includes(str(d.owner_organization_id))) return undefined;
-        s.redeliver.run(nowMs, nowMs, nowMs, id);
-        const after = get(s.delivery, id);
+        await s.redeliver.run(nowMs, nowMs, nowMs, id);
+        const after = await get(s.delivery, id);
         return after && toWebhookDelivery(after);
       },
-      releaseWebhookLeases: () => s.releaseLeases.run().changes,
-      insertWebhookSigningKey: (r) =>
-        void s.insKey.run(r.id, r.publicKey, r.sealedKey, r.createdAtMs, r.retiredAtMs),
-      retireWebhookSigningKeys: (keep, nowMs) => s.retireKeys.run(nowMs, keep).changes,
+      releaseWebhookLeases: async () => (await s.releaseLeases.run()).changes,
+      insertWebhookSigningKey: async (r) => {
+        await s.insKey.run(r.id, r.publicKey, r.sealedKey, r.createdAtMs, r.retiredAtMs);
+      },
+      retireWebhookSigningKeys: async (keep, nowMs) => (await s.retireKeys.run(nowMs, keep)).changes,
     },
     read: {
-      listWebhookEndpoints: async (org) => all(s.endpoints, org).map(toEndpoint),
+      listWebhookEndpoints: async (org) => Promise.all((await all(s.endpoints, org)).map(toEndpoint)),
       getWebhookEndpoint: async (org, id) => getEndpoint(org, id),
       getWebhookEvent: async (id) => {
-        const r = get(s.event, id);
+        const r = await get(s.event, id);
         return (
           r && {
             id: str(r.id),
@@ -2154,19 +2241,23 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
         );
       },
       getWebhookDelivery: async (id) => {
-        const r = get(s.delivery, id);
+        const r = await get(s.delivery, id);
         return r && toWebhookDelivery(r);
       },
       listWebhookDeliveries: async (owner, f, page) => {
         const before =
-          page.before === undefined ? Number.MAX_SAFE_INTEGER : num(get(s.seqOf, page.before)?.seq ?? 0);
+          page.before === undefined
+            ? Number.MAX_SAFE_INTEGER
+            : num((await get(s.seqOf, page.before))?.seq ?? 0);
         const e = f.endpointId ?? null;
         const st = f.state ?? null;
         const ev = f.eventId ?? null;
-        return all(s.deliveries, owner, before, e, e, st, st, ev, ev, page.limit).map(toWebhookDelivery);
+        return (await all(s.deliveries, owner, before, e, e, st, st, ev, ev, page.limit)).map(
+          toWebhookDelivery,
+        );
       },
       listWebhookAttempts: async (id) =>
-        all(s.attempts, id).map((r) => ({
+        (await all(s.attempts, id)).map((r) => ({
           deliveryId: str(r.delivery_id),
           attempt: num(r.attempt),
           startedAtMs: num(r.started_at_ms),
@@ -2177,7 +2268,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
           signingKeyId: nstr(r.signing_key_id),
         })),
       listWebhookSigningKeys: async () =>
-        all(s.keys).map((r) => ({
+        (await all(s.keys)).map((r) => ({
           id: str(r.id),
           publicKey: str(r.public_key),
           sealedKey: bytes(r.sealed_key),
@@ -2186,7 +2277,7 @@ function webhooksParts(db: Database.Database): { tx: WebhooksTx; read: WebhooksR
             r.retired_at_ms === null || r.retired_at_ms === undefined ? null : num(r.retired_at_ms),
         })),
       webhookBacklog: async (nowMs) => {
-        const r = get(s.backlog, nowMs);
+        const r = await get(s.backlog, nowMs);
         const n = (v: unknown) => (v === null || v === undefined ? null : num(v));
         return {
           pending: num(r?.pending ?? 0),

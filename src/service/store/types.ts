@@ -186,41 +186,41 @@ export interface ActivityUpdate {
 
 /** Writes run inside one transaction; every method is synchronous within it. */
 export interface StoreTx {
-  insertOrganization(r: OrganizationRecord): void;
-  insertUser(r: UserRecord): void;
-  insertApiKey(r: ApiKeyRecord): void;
-  insertAuthenticator(r: AuthenticatorRecord): void;
-  insertWallet(r: WalletRecord): void;
-  insertWalletAccount(r: WalletAccountRecord): void;
-  insertPrivateKey(r: PrivateKeyRecord): void;
-  insertActivity(r: ActivityRecord, votes: readonly VoteRecord[]): void;
-  insertVote(v: VoteRecord): void;
+  insertOrganization(r: OrganizationRecord): Promise<void>;
+  insertUser(r: UserRecord): Promise<void>;
+  insertApiKey(r: ApiKeyRecord): Promise<void>;
+  insertAuthenticator(r: AuthenticatorRecord): Promise<void>;
+  insertWallet(r: WalletRecord): Promise<void>;
+  insertWalletAccount(r: WalletAccountRecord): Promise<void>;
+  insertPrivateKey(r: PrivateKeyRecord): Promise<void>;
+  insertActivity(r: ActivityRecord, votes: readonly VoteRecord[]): Promise<void>;
+  insertVote(v: VoteRecord): Promise<void>;
   /**
    * Moves an activity on from `expected` (compare-and-set, so two deciders never both act);
    * returns false, changing nothing, if its status is no longer `expected`.
    */
-  updateActivity(id: string, expected: ActivityStatus, update: ActivityUpdate): boolean;
-  insertPolicy(r: PolicyRecord): void;
+  updateActivity(id: string, expected: ActivityStatus, update: ActivityUpdate): Promise<boolean>;
+  insertPolicy(r: PolicyRecord): Promise<void>;
   /** Replaces a policy's fields; false if no such policy in the organization. */
-  updatePolicy(r: PolicyRecord): boolean;
+  updatePolicy(r: PolicyRecord): Promise<boolean>;
   /** False if no such policy in the organization. */
-  deletePolicy(organizationId: string, id: string): boolean;
-  getPolicy(organizationId: string, id: string): PolicyRecord | undefined;
+  deletePolicy(organizationId: string, id: string): Promise<boolean>;
+  getPolicy(organizationId: string, id: string): Promise<PolicyRecord | undefined>;
   /** True if another policy of the organization (not `exceptId`) has this name. */
-  policyNameTaken(organizationId: string, name: string, exceptId?: string): boolean;
-  insertPolicyEvaluation(r: PolicyEvaluationRecord): void;
-  walletNameTaken(organizationId: string, name: string): boolean;
-  privateKeyNameTaken(organizationId: string, name: string): boolean;
-  walletAccountExists(walletId: string, curve: string, path: string, addressFormat: string): boolean;
-  getWallet(organizationId: string, id: string): WalletRecord | undefined;
+  policyNameTaken(organizationId: string, name: string, exceptId?: string): Promise<boolean>;
+  insertPolicyEvaluation(r: PolicyEvaluationRecord): Promise<void>;
+  walletNameTaken(organizationId: string, name: string): Promise<boolean>;
+  privateKeyNameTaken(organizationId: string, name: string): Promise<boolean>;
+  walletAccountExists(walletId: string, curve: string, path: string, addressFormat: string): Promise<boolean>;
+  getWallet(organizationId: string, id: string): Promise<WalletRecord | undefined>;
   /** Sets `exported`; false if no such wallet in the organization. */
-  markWalletExported(organizationId: string, id: string, nowMs: number): boolean;
+  markWalletExported(organizationId: string, id: string, nowMs: number): Promise<boolean>;
   /** Sets `exported`; false if no such private key in the organization. */
-  markPrivateKeyExported(organizationId: string, id: string, nowMs: number): boolean;
+  markPrivateKeyExported(organizationId: string, id: string, nowMs: number): Promise<boolean>;
   /** Deletes a wallet with its accounts (and their sealed keys); false if no such wallet. */
-  deleteWallet(organizationId: string, id: string): boolean;
+  deleteWallet(organizationId: string, id: string): Promise<boolean>;
   /** Inserts the key unless one with its id exists; returns the stored one either way. */
-  insertServiceKeyIfAbsent(r: ServiceKeyRecord): ServiceKeyRecord;
+  insertServiceKeyIfAbsent(r: ServiceKeyRecord): Promise<ServiceKeyRecord>;
 }
 
 /** A key the service holds for itself (not a tenant's), sealed by the vault (AAD = id). */
@@ -262,7 +262,7 @@ export interface ActivityFilter {
 
 export interface Store {
   /** Runs `fn` in a transaction that is durable when the promise resolves. */
-  write<T>(fn: (tx: StoreTx) => T): Promise<T>;
+  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   getOrganization(id: string): Promise<OrganizationRecord | undefined>;
   getUser(id: string): Promise<UserRecord | undefined>;
   listUsers(organizationId: string): Promise<UserRecord[]>;
@@ -349,30 +349,35 @@ export interface InvitationRecord {
 }
 
 export interface StoreTx {
-  getUser(id: string): UserRecord | undefined;
+  getUser(id: string): Promise<UserRecord | undefined>;
   /** Replaces a user's name, email and phone number; false if no such user in the organization. */
-  updateUser(r: UserRecord): boolean;
+  updateUser(r: UserRecord): Promise<boolean>;
   /** Deletes a user with its API keys, authenticators, OAuth providers and tag memberships. */
-  deleteUser(organizationId: string, id: string): boolean;
-  listApiKeysOfUser(userId: string): ApiKeyRecord[];
+  deleteUser(organizationId: string, id: string): Promise<boolean>;
+  listApiKeysOfUser(userId: string): Promise<ApiKeyRecord[]>;
   /** True if an API key with this public key exists in the organization. */
-  apiKeyPublicKeyTaken(organizationId: string, publicKey: string): boolean;
+  apiKeyPublicKeyTaken(organizationId: string, publicKey: string): Promise<boolean>;
   /** False if no such key of this user. */
-  deleteApiKey(userId: string, id: string): boolean;
+  deleteApiKey(userId: string, id: string): Promise<boolean>;
   /** True if an authenticator with this credential id exists in the organization. */
-  authenticatorCredentialTaken(organizationId: string, credentialId: string): boolean;
-  insertOAuthProvider(r: OAuthProviderRecord): void;
+  authenticatorCredentialTaken(organizationId: string, credentialId: string): Promise<boolean>;
+  insertOAuthProvider(r: OAuthProviderRecord): Promise<void>;
   /** True if a user of the organization already has a provider with this (issuer, audience, subject). */
-  oauthProviderTaken(organizationId: string, issuer: string, audience: string, subject: string): boolean;
-  insertUserTag(r: UserTagRecord): void;
-  getUserTag(organizationId: string, id: string): UserTagRecord | undefined;
-  userTagNameTaken(organizationId: string, name: string): boolean;
+  oauthProviderTaken(
+    organizationId: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<boolean>;
+  insertUserTag(r: UserTagRecord): Promise<void>;
+  getUserTag(organizationId: string, id: string): Promise<UserTagRecord | undefined>;
+  userTagNameTaken(organizationId: string, name: string): Promise<boolean>;
   /** Replaces the tags of a user. */
-  setUserTags(userId: string, tagIds: readonly string[]): void;
-  addUserToTag(tagId: string, userId: string): void;
-  insertInvitation(r: InvitationRecord): void;
+  setUserTags(userId: string, tagIds: readonly string[]): Promise<void>;
+  addUserToTag(tagId: string, userId: string): Promise<void>;
+  insertInvitation(r: InvitationRecord): Promise<void>;
   /** False if no such invitation in the organization. */
-  deleteInvitation(organizationId: string, id: string): boolean;
+  deleteInvitation(organizationId: string, id: string): Promise<boolean>;
 }
 
 export interface Store {
@@ -460,30 +465,33 @@ export interface OrganizationFeatureRecord {
 }
 
 export interface StoreTx {
-  insertSmartContractInterface(r: SmartContractInterfaceRecord): void;
+  insertSmartContractInterface(r: SmartContractInterfaceRecord): Promise<void>;
   /** True if the organization has an interface of this type for this address (any case for Ethereum). */
   smartContractInterfaceExists(
     organizationId: string,
     type: SmartContractInterfaceType,
     address: string,
-  ): boolean;
+  ): Promise<boolean>;
   /** False if no such interface in the organization. */
-  deleteSmartContractInterface(organizationId: string, id: string): boolean;
-  insertFiatOnRampCredential(r: FiatOnRampCredentialRecord): void;
-  getFiatOnRampCredential(organizationId: string, id: string): FiatOnRampCredentialRecord | undefined;
+  deleteSmartContractInterface(organizationId: string, id: string): Promise<boolean>;
+  insertFiatOnRampCredential(r: FiatOnRampCredentialRecord): Promise<void>;
+  getFiatOnRampCredential(
+    organizationId: string,
+    id: string,
+  ): Promise<FiatOnRampCredentialRecord | undefined>;
   /** True if another credential of the organization (not `exceptId`) has this provider and mode. */
   fiatOnRampCredentialTaken(
     organizationId: string,
     provider: FiatOnRampProvider,
     sandboxMode: boolean,
     exceptId?: string,
-  ): boolean;
+  ): Promise<boolean>;
   /** Replaces a credential's fields; false if no such credential in the organization. */
-  updateFiatOnRampCredential(r: FiatOnRampCredentialRecord): boolean;
+  updateFiatOnRampCredential(r: FiatOnRampCredentialRecord): Promise<boolean>;
   /** Deletes the credential with its sealed secrets; false if no such credential. */
-  deleteFiatOnRampCredential(organizationId: string, id: string): boolean;
-  insertTvcDeployment(r: TvcDeploymentRecord): void;
-  getTvcDeployment(organizationId: string, id: string): TvcDeploymentRecord | undefined;
+  deleteFiatOnRampCredential(organizationId: string, id: string): Promise<boolean>;
+  insertTvcDeployment(r: TvcDeploymentRecord): Promise<void>;
+  getTvcDeployment(organizationId: string, id: string): Promise<TvcDeploymentRecord | undefined>;
   /** Moves a deployment from `expected` to `next` (compare-and-set); false if it was not `expected`. */
   setTvcDeploymentStatus(
     organizationId: string,
@@ -491,13 +499,13 @@ export interface StoreTx {
     expected: TvcDeploymentStatus,
     next: TvcDeploymentStatus,
     nowMs: number,
-  ): boolean;
+  ): Promise<boolean>;
   /** Sets (inserting or replacing) one feature of the organization. */
-  setOrganizationFeature(organizationId: string, name: string, value: string, nowMs: number): void;
+  setOrganizationFeature(organizationId: string, name: string, value: string, nowMs: number): Promise<void>;
   /** False if the organization does not have the feature. */
-  removeOrganizationFeature(organizationId: string, name: string): boolean;
+  removeOrganizationFeature(organizationId: string, name: string): Promise<boolean>;
   /** Ordered by name. */
-  listOrganizationFeatures(organizationId: string): OrganizationFeatureRecord[];
+  listOrganizationFeatures(organizationId: string): Promise<OrganizationFeatureRecord[]>;
 }
 
 export interface Store {
@@ -541,13 +549,13 @@ export const SUB_ORGANIZATION_FILTER_TYPES = [
 export type SubOrganizationFilterType = (typeof SUB_ORGANIZATION_FILTER_TYPES)[number];
 
 export interface StoreTx {
-  insertLoginSession(r: LoginSessionRecord): void;
+  insertLoginSession(r: LoginSessionRecord): Promise<void>;
   /** Deletes every login-session API key of the user; returns their ids. */
-  deleteLoginSessionKeys(userId: string): string[];
+  deleteLoginSessionKeys(userId: string): Promise<string[]>;
   /** Records a verification token as used; false (nothing written) if it already was. */
-  consumeVerificationToken(id: string, organizationId: string, nowMs: number): boolean;
+  consumeVerificationToken(id: string, organizationId: string, nowMs: number): Promise<boolean>;
   /** True if a sub-organization of `parentId` already has this name. */
-  subOrganizationNameTaken(parentId: string, name: string): boolean;
+  subOrganizationNameTaken(parentId: string, name: string): Promise<boolean>;
 }
 
 export interface Store {
@@ -625,14 +633,19 @@ export interface StoreTx {
    * Takes the next nonce of (caip2, address): max(chainPending, last allocated + 1), and records it
    * as taken. With `given` (the caller's own nonce) returns it and only moves the counter past it.
    */
-  allocateNonce(caip2: string, address: string, chainPending: bigint, given: bigint | undefined): bigint;
+  allocateNonce(
+    caip2: string,
+    address: string,
+    chainPending: bigint,
+    given: bigint | undefined,
+  ): Promise<bigint>;
   /** The next nonce the allocator would hand out for (caip2, address), read inside the write. */
-  nextNonce(caip2: string, address: string): bigint | undefined;
+  nextNonce(caip2: string, address: string): Promise<bigint | undefined>;
   /** Gives `nonce` back if it is still the last one taken (nothing was allocated after it). */
-  releaseNonce(caip2: string, address: string, nonce: bigint): boolean;
-  insertSendTransaction(r: SendTransactionRecord): void;
+  releaseNonce(caip2: string, address: string, nonce: bigint): Promise<boolean>;
+  insertSendTransaction(r: SendTransactionRecord): Promise<void>;
   /** Moves a send on unless it is already terminal; false if it was (or does not exist). */
-  updateSendTransaction(id: string, update: SendTransactionUpdate): boolean;
+  updateSendTransaction(id: string, update: SendTransactionUpdate): Promise<boolean>;
 }
 
 export interface Store {
@@ -665,39 +678,39 @@ export type ContactKind = (typeof CONTACT_KINDS)[number];
 
 export interface StoreTx {
   /** False if no such (live) organization. */
-  renameOrganization(id: string, name: string): boolean;
+  renameOrganization(id: string, name: string): Promise<boolean>;
   /** Makes exactly `userIds` the organization's root users and sets the threshold. */
-  setRootQuorum(organizationId: string, threshold: number, userIds: readonly string[]): void;
-  listUsersOfOrganization(organizationId: string): UserRecord[];
-  renameWallet(organizationId: string, id: string, name: string, nowMs: number): boolean;
-  getWalletAccount(organizationId: string, id: string): WalletAccountRecord | undefined;
+  setRootQuorum(organizationId: string, threshold: number, userIds: readonly string[]): Promise<void>;
+  listUsersOfOrganization(organizationId: string): Promise<UserRecord[]>;
+  renameWallet(organizationId: string, id: string, name: string, nowMs: number): Promise<boolean>;
+  getWalletAccount(organizationId: string, id: string): Promise<WalletAccountRecord | undefined>;
   /** Deletes one account (and its sealed key); false if no such account. */
-  deleteWalletAccount(organizationId: string, id: string): boolean;
-  getPrivateKey(organizationId: string, id: string): PrivateKeyRecord | undefined;
+  deleteWalletAccount(organizationId: string, id: string): Promise<boolean>;
+  getPrivateKey(organizationId: string, id: string): Promise<PrivateKeyRecord | undefined>;
   /** Deletes a private key with its addresses (and its sealed key); false if no such key. */
-  deletePrivateKey(organizationId: string, id: string): boolean;
-  renameUserTag(organizationId: string, id: string, name: string, nowMs: number): boolean;
-  removeUserFromTag(tagId: string, userId: string): void;
+  deletePrivateKey(organizationId: string, id: string): Promise<boolean>;
+  renameUserTag(organizationId: string, id: string, name: string, nowMs: number): Promise<boolean>;
+  removeUserFromTag(tagId: string, userId: string): Promise<void>;
   /** Deletes a user tag and its memberships; returns the users that carried it (null: no such tag). */
-  deleteUserTag(organizationId: string, id: string): string[] | null;
-  insertPrivateKeyTag(r: PrivateKeyTagRecord): void;
-  privateKeyTagNameTaken(organizationId: string, name: string): boolean;
+  deleteUserTag(organizationId: string, id: string): Promise<string[] | null>;
+  insertPrivateKeyTag(r: PrivateKeyTagRecord): Promise<void>;
+  privateKeyTagNameTaken(organizationId: string, name: string): Promise<boolean>;
   /** Adds the tag id to the key's tags (once). */
-  tagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): void;
+  tagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): Promise<void>;
   /** Removes the tag id from the key's tags. */
-  untagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): void;
-  getPrivateKeyTag(organizationId: string, id: string): PrivateKeyTagRecord | undefined;
-  renamePrivateKeyTag(organizationId: string, id: string, name: string, nowMs: number): boolean;
+  untagPrivateKey(organizationId: string, privateKeyId: string, tagId: string, nowMs: number): Promise<void>;
+  getPrivateKeyTag(organizationId: string, id: string): Promise<PrivateKeyTagRecord | undefined>;
+  renamePrivateKeyTag(organizationId: string, id: string, name: string, nowMs: number): Promise<boolean>;
   /** Deletes the tag and takes it off every key; returns those keys' ids (null: no such tag). */
-  deletePrivateKeyTag(organizationId: string, id: string, nowMs: number): string[] | null;
+  deletePrivateKeyTag(organizationId: string, id: string, nowMs: number): Promise<string[] | null>;
   /** Records that the user holds `value` (compared case-insensitively for emails). */
-  markContactVerified(userId: string, kind: ContactKind, value: string, nowMs: number): void;
+  markContactVerified(userId: string, kind: ContactKind, value: string, nowMs: number): Promise<void>;
   /**
    * Marks a sub-organization deleted and removes its key material and credentials (wallets,
    * accounts, private keys, API keys, authenticators, OAuth providers, sessions). The activity
    * history stays, so the deleting activity itself remains readable to the parent.
    */
-  deleteOrganization(id: string, nowMs: number): boolean;
+  deleteOrganization(id: string, nowMs: number): Promise<boolean>;
 }
 
 export interface Store {
@@ -736,7 +749,7 @@ export interface ImportTargetRecord {
 }
 
 export interface StoreTx {
-  insertImportTarget(r: ImportTargetRecord): void;
+  insertImportTarget(r: ImportTargetRecord): Promise<void>;
   /**
    * Drops the user's expired open targets, and every open target of (organization, user, kind) but
    * the newest `keep`; returns how many went.
@@ -747,7 +760,7 @@ export interface StoreTx {
     kind: ImportTargetKind,
     keep: number,
     nowMs: number,
-  ): number;
+  ): Promise<number>;
   /**
    * Marks an open, unexpired target as used by the bundle whose encapsulated key is `enc` and drops
    * its sealed key; false (nothing written) if it is gone, expired, already used, or another user's.
@@ -758,7 +771,7 @@ export interface StoreTx {
     id: string,
     enc: string,
     nowMs: number,
-  ): boolean;
+  ): Promise<boolean>;
 }
 
 export interface Store {
@@ -896,24 +909,24 @@ export interface WebhookDeliveryFilter {
 }
 
 export interface StoreTx {
-  insertWebhookEndpoint(r: WebhookEndpointRecord): void;
-  getWebhookEndpoint(organizationId: string, id: string): WebhookEndpointRecord | undefined;
-  countWebhookEndpoints(organizationId: string): number;
+  insertWebhookEndpoint(r: WebhookEndpointRecord): Promise<void>;
+  getWebhookEndpoint(organizationId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
+  countWebhookEndpoints(organizationId: string): Promise<number>;
   /**
    * Replaces an endpoint's url, name, active flag and subscriptions; pending deliveries follow a new
    * url. False if no such endpoint in the organization.
    */
-  updateWebhookEndpoint(r: WebhookEndpointRecord): boolean;
+  updateWebhookEndpoint(r: WebhookEndpointRecord): Promise<boolean>;
   /** Deletes the endpoint; its pending deliveries end FAILED (still readable). False if none. */
-  deleteWebhookEndpoint(organizationId: string, id: string, nowMs: number): boolean;
+  deleteWebhookEndpoint(organizationId: string, id: string, nowMs: number): Promise<boolean>;
   /**
    * Records the activity's current state (read inside this transaction) as an event and queues one
    * delivery per receiver: ACTIVITY_UPDATES endpoints of its organization and of the parent, and,
    * when `created`, the FEATURE_NAME_WEBHOOK URLs of both. Returns the number of deliveries queued.
    */
-  enqueueActivityEvent(activityId: string, created: boolean, nowMs: number): number;
+  enqueueActivityEvent(activityId: string, created: boolean, nowMs: number): Promise<number>;
   /** Queues a SEND_TRANSACTION_STATUS_UPDATES event of a send to the billing organization's endpoints. */
-  enqueueSendStatusEvent(sendId: string, nowMs: number): number;
+  enqueueSendStatusEvent(sendId: string, nowMs: number): Promise<number>;
   /**
    * Leases up to `limit` due lane heads (the oldest pending delivery of each lane) not in
    * `busyLanes` until `leaseUntilMs`, and returns them.
@@ -923,27 +936,32 @@ export interface StoreTx {
     leaseUntilMs: number,
     limit: number,
     busyLanes: readonly string[],
-  ): WebhookDeliveryRecord[];
+  ): Promise<WebhookDeliveryRecord[]>;
   /** Records an attempt on a leased delivery and moves the delivery on (its lease ends). */
-  recordWebhookAttempt(result: WebhookAttemptResult): void;
+  recordWebhookAttempt(result: WebhookAttemptResult): Promise<void>;
   /**
    * Leases up to `limit` pending deliveries of one lane in order, from its head, stopping at the first
    * that is not due or not free (the lane's runner sends them one after another).
    */
-  claimWebhookLane(lane: string, nowMs: number, leaseUntilMs: number, limit: number): WebhookDeliveryRecord[];
+  claimWebhookLane(
+    lane: string,
+    nowMs: number,
+    leaseUntilMs: number,
+    limit: number,
+  ): Promise<WebhookDeliveryRecord[]>;
   /** Ends the leases of deliveries a lane claimed but did not send. */
-  releaseWebhookDeliveries(ids: readonly string[]): void;
+  releaseWebhookDeliveries(ids: readonly string[]): Promise<void>;
   /** Queues a finished delivery again (same event id, a fresh retry window); undefined if none. */
   redeliverWebhook(
     ownerOrganizationIds: readonly string[],
     deliveryId: string,
     nowMs: number,
-  ): WebhookDeliveryRecord | undefined;
+  ): Promise<WebhookDeliveryRecord | undefined>;
   /** Drops every lease (at start of the only dispatcher of an embedded store). */
-  releaseWebhookLeases(): number;
-  insertWebhookSigningKey(r: WebhookSigningKeyRecord): void;
+  releaseWebhookLeases(): Promise<number>;
+  insertWebhookSigningKey(r: WebhookSigningKeyRecord): Promise<void>;
   /** Retires every signing key but `keepId`. */
-  retireWebhookSigningKeys(keepId: string, nowMs: number): number;
+  retireWebhookSigningKeys(keepId: string, nowMs: number): Promise<number>;
 }
 
 export interface Store {

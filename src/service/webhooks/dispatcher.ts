@@ -254,13 +254,15 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         if (stopped && queue.length > 0) {
           const rest = queue.map((x) => x.id);
           queue = [];
-          track(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
+          track(store.write(async (tx) => await tx.releaseWebhookDeliveries(rest)));
         }
         const d = queue.shift();
         if (d === undefined) {
           if (stopped) break;
           const at = clock();
-          queue = await store.write((tx) => tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH));
+          queue = await store.write(
+            async (tx) => await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH),
+          );
           if (queue.length === 0) break;
           continue;
         }
@@ -268,19 +270,19 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         if (result.state !== 'PENDING' && queue.length === 0 && !stopped) {
           // The lane's claimed run is done: record the last attempt and claim the next run in one write.
           const at = clock();
-          queue = await store.write((tx) => {
-            tx.recordWebhookAttempt(result);
-            return tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH);
+          queue = await store.write(async (tx) => {
+            await tx.recordWebhookAttempt(result);
+            return await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH);
           });
           if (queue.length === 0) break;
           continue;
         }
-        track(store.write((tx) => tx.recordWebhookAttempt(result)));
+        track(store.write(async (tx) => await tx.recordWebhookAttempt(result)));
         if (result.state !== 'PENDING') continue;
         // A retry: what was claimed after it waits behind it.
         const rest = queue.map((x) => x.id);
         queue = [];
-        if (rest.length > 0) track(store.write((tx) => tx.releaseWebhookDeliveries(rest)));
+        if (rest.length > 0) track(store.write(async (tx) => await tx.releaseWebhookDeliveries(rest)));
         // A retry due before the next look at the outbox is waited out here, keeping the lane.
         const wait = result.nextAttemptAtMs - clock();
         if (wait >= pollMs || stopped) break;
@@ -316,7 +318,9 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       if (slots > 0) {
         const now = clock();
         const busy = [...active.keys()];
-        const heads = await store.write((tx) => tx.claimWebhookDeliveries(now, now + leaseMs, slots, busy));
+        const heads = await store.write(
+          async (tx) => await tx.claimWebhookDeliveries(now, now + leaseMs, slots, busy),
+        );
         claimed = heads.length;
         if (!stopped) for (const d of heads) runLane(d);
       }

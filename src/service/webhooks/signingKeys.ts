@@ -65,7 +65,7 @@ export async function ensureWebhookSigningKey(
   const existing = activeWebhookKey(await store.listWebhookSigningKeys());
   if (existing !== undefined) return existing;
   const fresh = generateWebhookSigningKey(vault, Date.now());
-  await store.write((tx) => tx.insertWebhookSigningKey(fresh));
+  await store.write(async (tx) => await tx.insertWebhookSigningKey(fresh));
   logger.info({ keyId: fresh.id }, 'created a webhook signing key');
   return fresh;
 }
@@ -77,9 +77,9 @@ export async function rotateWebhookSigningKey(
   nowMs: number = Date.now(),
 ): Promise<WebhookSigningKeyRecord> {
   const fresh = generateWebhookSigningKey(vault, nowMs);
-  await store.write((tx) => {
-    tx.insertWebhookSigningKey(fresh);
-    tx.retireWebhookSigningKeys(fresh.id, nowMs);
+  await store.write(async (tx) => {
+    await tx.insertWebhookSigningKey(fresh);
+    await tx.retireWebhookSigningKeys(fresh.id, nowMs);
   });
   return fresh;
 }
