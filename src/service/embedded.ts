@@ -18,6 +18,7 @@ import {
   loadOrCreateMasterKey,
   verifyServiceKey,
 } from './keys/index.js';
+import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
 import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
@@ -60,6 +61,11 @@ export interface Credentials {
 export interface EmbeddedServiceOptions {
   readonly dataDir: string;
   readonly logger: Logger;
+  /**
+   * `--store`: a `postgres://user@host:port/db` URL for a store shared by several replicas;
+   * absent, the embedded SQLite store in the data dir.
+   */
+  readonly store?: string | undefined;
   readonly masterKeyEnv?: string | undefined;
   readonly maxRequestAgeMs?: number;
   readonly maxClockSkewMs?: number;
@@ -204,16 +210,44 @@ function readCredentials(dataDir: string): Credentials {
   }
 }
 
+async function openStore(opts: EmbeddedServiceOptions): Promise<Store> {
+  const url = opts.store;
+  if (url === undefined || url === '') return openSqliteStore(join(opts.dataDir, 'countersign.db'));
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url);
+  throw new CountersignError(
+    'CONFIG_INVALID',
+    'store: must be a postgres:// URL (or absent for SQLite in the data dir)',
+    {
+      field: 'store',
+    },
+  );
+}
+
 /** Opens the data dir, initializing it first if it holds no organization yet. */
 export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise<EmbeddedService> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const masterKey = loadOrCreateMasterKey({ dataDir: opts.dataDir, envValue: opts.masterKeyEnv });
   const vault = new KeyVault(masterKey);
   masterKey.fill(0);
-  const store = openSqliteStore(join(opts.dataDir, 'countersign.db'));
-  const credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
-    ? readCredentials(opts.dataDir)
-    : await initialize(store, vault, opts.dataDir, opts.logger);
+  const store = await openStore(opts);
+  let credentials: Credentials;
+  try {
+    credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
+      ? readCredentials(opts.dataDir)
+      : await store.exclusive(async () => {
+          // Under the deployment-wide lock: of replicas started at once on an empty database, one
+          // initializes it and the others find it initialized.
+          const root = await store.getRootOrganization();
+          if (root === undefined) return initialize(store, vault, opts.dataDir, opts.logger);
+          throw new CountersignError(
+            'CONFIG_INVALID',
+            `the store is already initialized (organization ${root.id}) but ${join(opts.dataDir, CREDENTIALS_FILE)} is missing: copy it from the data dir that initialized the store`,
+          );
+        });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   const daemonSigner =
     opts.daemonSigner === true
       ? await ensureDaemonSigner({

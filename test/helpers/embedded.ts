@@ -1,4 +1,8 @@
-/** Starts the real embedded service (SQLite in a temp dir) behind a real HTTP listener on an ephemeral port. */
+/**
+ * Starts the real embedded service behind a real HTTP listener on an ephemeral port: SQLite in a
+ * temp dir, or with `COUNTERSIGN_TEST_STORE=postgres` a fresh PostgreSQL database per data dir
+ * (kept across a restart on the same dir, dropped with it).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +13,27 @@ import {
   type WebhookDeliveryOptions,
 } from '../../src/service/embedded.js';
 import { startHttpServer, type HttpListener } from '../../src/service/api/http-server.js';
+import { createTestDatabase, type TestDatabase } from './pgdb.js';
+
+const databases = new Map<string, TestDatabase>();
+
+/** The store URL a harness on `dataDir` uses: undefined (SQLite) unless the suite runs on PostgreSQL. */
+export async function testStoreFor(dataDir: string): Promise<string | undefined> {
+  if (process.env.COUNTERSIGN_TEST_STORE !== 'postgres') return undefined;
+  let db = databases.get(dataDir);
+  if (db === undefined) {
+    db = await createTestDatabase('cs_suite');
+    databases.set(dataDir, db);
+  }
+  return db.url;
+}
+
+/** Drops the database a harness on `dataDir` used, if any. */
+export async function dropTestStore(dataDir: string): Promise<void> {
+  const db = databases.get(dataDir);
+  databases.delete(dataDir);
+  await db?.drop();
+}
 
 export interface EmbeddedHarness {
   readonly dataDir: string;
@@ -34,9 +59,11 @@ export async function startEmbedded(
 ): Promise<EmbeddedHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'countersign-test-'));
   const logger = opts.logger ?? pino({ level: 'silent' });
+  const store = await testStoreFor(dataDir);
   const service = await openEmbeddedService({
     dataDir,
     logger,
+    ...(store === undefined ? {} : { store }),
     ...(opts.maxRequestAgeMs === undefined ? {} : { maxRequestAgeMs: opts.maxRequestAgeMs }),
     ...(opts.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: opts.maxClockSkewMs }),
     ...(opts.chainRpc === undefined ? {} : { chainRpc: opts.chainRpc }),
@@ -59,7 +86,10 @@ export async function startEmbedded(
     close: async (o = {}) => {
       await http.close();
       await service.close();
-      if (o.keepDir !== true) rmSync(dataDir, { recursive: true, force: true });
+      if (o.keepDir !== true) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestStore(dataDir);
+      }
     },
   };
 }

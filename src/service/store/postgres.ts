@@ -63,8 +63,10 @@ const types = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** One key for the advisory lock that serializes migrations and first-time initialization. */
+/** The advisory lock key that serializes migrations. */
 const MIGRATION_LOCK = 0x636f756e; // "coun"
+/** The key of `Store.exclusive` (first-time initialization). */
+const INIT_LOCK = 0x63736967; // "csig"
 
 function pgConn(run: (sql: string, params: unknown[]) => Promise<pg.QueryResult>): Conn {
   return {
@@ -158,6 +160,19 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         } finally {
           client.release();
         }
+      }
+    },
+    exclusive: async <T>(fn: () => Promise<T>): Promise<T> => {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [INIT_LOCK]);
+        try {
+          return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [INIT_LOCK]);
+        }
+      } finally {
+        client.release();
       }
     },
     close: async () => {

@@ -78,6 +78,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let closed = false;
   /** The batch being committed; writes queued meanwhile wait for the next one. */
   let running: Promise<void> = Promise.resolve();
+  let exclusiveTail: Promise<void> = Promise.resolve();
 
   // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
@@ -125,6 +126,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const store: Store = {
     ...readParts.read,
+    exclusive: <T>(fn: () => Promise<T>): Promise<T> => {
+      const run = exclusiveTail.then(fn);
+      exclusiveTail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      return run;
+    },
     write<T>(fn: (t: StoreTx) => Promise<T>): Promise<T> {
       if (closed) return Promise.reject(new Error('store is closed'));
       return new Promise<T>((resolve, reject) => {

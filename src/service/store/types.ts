@@ -263,6 +263,13 @@ export interface ActivityFilter {
 export interface Store {
   /** Runs `fn` in a transaction that is durable when the promise resolves. */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the deployment-wide lock (PostgreSQL: an advisory lock, so replicas
+   * starting at once on an empty database initialize it once; SQLite: one process, in turn).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** The oldest live top-level organization: the one `init` created. */
+  getRootOrganization(): Promise<OrganizationRecord | undefined>;
   getOrganization(id: string): Promise<OrganizationRecord | undefined>;
   getUser(id: string): Promise<UserRecord | undefined>;
   listUsers(organizationId: string): Promise<UserRecord[]>;

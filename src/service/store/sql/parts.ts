@@ -28,7 +28,7 @@ import { importParts } from './imports.js';
 import { webhooksParts } from './webhooks.js';
 
 /** Every store module's transaction and read methods over one connection. */
-export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close'> } {
+export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close' | 'exclusive'> } {
   const q = (sql: string) => db.prepare(sql);
 
   const s = {
@@ -92,6 +92,9 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
       'SELECT 1 FROM wallet_accounts WHERE wallet_id = ? AND curve = ? AND path = ? AND address_format = ?',
     ),
     org: q('SELECT * FROM organizations WHERE id = ? AND deleted_at_ms IS NULL'),
+    rootOrg: q(
+      'SELECT * FROM organizations WHERE parent_id IS NULL AND deleted_at_ms IS NULL ORDER BY created_at_ms, id LIMIT 1',
+    ),
     user: q('SELECT * FROM users WHERE id = ?'),
     users: q('SELECT * FROM users WHERE organization_id = ? ORDER BY created_at_ms, id'),
     apiKeysOfUser: q('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at_ms, id'),
@@ -372,7 +375,7 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
     },
   };
 
-  const read: Omit<Store, 'write' | 'close'> = {
+  const read: Omit<Store, 'write' | 'close' | 'exclusive'> = {
     ...webhooks.read, // --- webhooks ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
@@ -380,6 +383,10 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
     ...suborgs.read, // --- sub-organizations and sessions ---
     ...otherResources.read, // --- other resources ---
     ...users.read, // --- users ---
+    getRootOrganization: async () => {
+      const r = await s.rootOrg.get();
+      return r && toOrg(r);
+    },
     getOrganization: async (id) => {
       const r = await s.org.get(id);
       return r && toOrg(r);
