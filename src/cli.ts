@@ -53,6 +53,7 @@ function assertNativeCrypto(): void {
 async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedService> {
   return openEmbeddedService({
     dataDir: config.dataDir,
+    store: config.store,
     logger: logger.child({ module: 'service' }),
     masterKeyEnv: config.masterKey,
     maxRequestAgeMs: config.maxRequestAgeMs,
@@ -121,6 +122,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     const service = await startServiceWorker(
       {
         dataDir: config.dataDir,
+        store: config.store,
         logLevel: config.logLevel,
         masterKeyEnv: config.masterKey,
         maxRequestAgeMs: config.maxRequestAgeMs,

@@ -23,6 +23,15 @@ describe('loadConfig', () => {
     expect(config.apiUrl).toBeUndefined();
   });
 
+  it('reads --store from the flag or COUNTERSIGN_STORE, SQLite when absent, refusing what is not a postgres URL', () => {
+    expect(loadConfig(['serve'], {}).config.store).toBeUndefined();
+    const url = 'postgres://countersign@127.0.0.1:5432/countersign';
+    expect(loadConfig(['serve', '--store', url], {}).config.store).toBe(url);
+    expect(loadConfig(['init'], { COUNTERSIGN_STORE: url }).config.store).toBe(url);
+    for (const bad of ['mysql://x@h/db', 'postgres://host-without-db', './data/countersign.db'])
+      expect(() => loadConfig(['serve', '--store', bad], {})).toThrow(/--store: must be a postgres/);
+  });
+
   it('reads --allow-private-network as a boolean flag, environment variable or file key (off by default)', () => {
     expect(loadConfig(['serve'], {}).config.allowPrivateNetwork).toBe(false);
     expect(loadConfig(['serve', '--allow-private-network'], {}).config.allowPrivateNetwork).toBe(true);

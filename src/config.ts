@@ -15,6 +15,8 @@ export interface ListenAddress {
 
 export interface Config {
   readonly dataDir: string;
+  /** `--store`: the PostgreSQL URL, or undefined for SQLite in the data dir. */
+  readonly store: string | undefined;
   readonly grpcListen: ListenAddress;
   readonly apiListen: ListenAddress;
   readonly proxyListen: ListenAddress;
@@ -61,6 +63,13 @@ export const SETTINGS = [
     key: 'dataDir',
     def: './data',
     help: 'data directory (SQLite store, master key, credentials.json)',
+  },
+  {
+    flag: 'store',
+    env: 'COUNTERSIGN_STORE',
+    key: 'store',
+    def: '',
+    help: 'postgres://user@host:port/db for a store several replicas share; empty: SQLite in the data dir',
   },
   {
     flag: 'grpc-listen',
@@ -229,6 +238,17 @@ export const SETTINGS = [
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
 
+function storeUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(value))
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--store: must be a postgres://user@host:port/database URL (empty for SQLite in the data dir)',
+      { field: 'store' },
+    );
+  return value;
+}
+
 export function parseListen(value: string, field: string): ListenAddress {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):([0-9]{1,5})$/.exec(value);
   const port = m === null ? NaN : Number(m[2]);
@@ -349,6 +369,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
   const opt = (k: SettingKey) => (str(k) === '' ? undefined : str(k));
   const config: Config = {
     dataDir: str('dataDir'),
+    store: storeUrl(opt('store')),
     grpcListen: str('grpcListen').startsWith('unix:')
       ? unixListen(str('grpcListen'), '--grpc-listen')
       : parseListen(str('grpcListen'), '--grpc-listen'),

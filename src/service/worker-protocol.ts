@@ -4,6 +4,8 @@ import type { Credentials } from './embedded.js';
 
 export interface ServiceWorkerData {
   readonly dataDir: string;
+  /** `--store` (PostgreSQL URL), or undefined for SQLite in the data dir. */
+  readonly store?: string | undefined;
   readonly logLevel: string;
   readonly masterKeyEnv: string | undefined;
   readonly maxRequestAgeMs: number;

@@ -17,6 +17,7 @@ const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessag
 try {
   const service = await openEmbeddedService({
     dataDir: data.dataDir,
+    store: data.store,
     logger: logger.child({ module: 'service' }),
     masterKeyEnv: data.masterKeyEnv,
     maxRequestAgeMs: data.maxRequestAgeMs,
