@@ -117,7 +117,9 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
        VALUES (?,?,?,?,?,?,?,?)`,
     ),
     attempts: p('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
-    followUrl: p("UPDATE webhook_deliveries SET url = ? WHERE lane = ? AND state = 'PENDING'"),
+    // Only rows whose URL differs: in the usual case (the URL did not change) it touches, and locks,
+    // nothing, so concurrent writers on one lane do not queue (or deadlock) on each other's rows.
+    followUrl: p("UPDATE webhook_deliveries SET url = ? WHERE lane = ? AND state = 'PENDING' AND url <> ?"),
     orphan: p(
       `UPDATE webhook_deliveries SET state = 'FAILED', lease_until_ms = 0, last_error = 'the endpoint was deleted',
          updated_at_ms = ? WHERE lane = ? AND state = 'PENDING'`,
@@ -266,7 +268,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
           return false;
         await s.delSubs.run(r.id);
         await insertSubs(r);
-        await s.followUrl.run(r.url, endpointLane(r.id));
+        await s.followUrl.run(r.url, endpointLane(r.id), r.url);
         return true;
       },
       deleteWebhookEndpoint: async (org, id, nowMs) => {
@@ -308,7 +310,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
           );
         for (const f of features) {
           // Deliveries still waiting follow the feature's current URL (as an endpoint's follow an update).
-          await s.followUrl.run(f.url, `feature:${f.org}`);
+          await s.followUrl.run(f.url, `feature:${f.org}`, f.url);
           await insertDelivery(eventId, `feature:${f.org}`, 'FEATURE', null, f.org, f.url, nowMs);
         }
         return endpoints.length + features.length;
