@@ -5,12 +5,10 @@
  * through the queries, and bad input refused with the field named and nothing written.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startEmbedded, storedDatabaseBytes, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
 import { insertUserWithApiKey } from './helpers/users.js';
 
@@ -494,16 +492,17 @@ describe('fiat on-ramp credentials', () => {
   });
 
   it('never writes a secret in plaintext to the database files', async () => {
-    const needles = [SECRET, PRIVATE, SECRET2].map((s) => Buffer.from(s));
-    const files = readdirSync(h.dataDir).filter((f) => f.startsWith('countersign.db'));
-    expect(files).toContain('countersign.db');
+    const needles = [SECRET, PRIVATE, SECRET2].flatMap((s) => [
+      Buffer.from(s),
+      Buffer.from(Buffer.from(s).toString('hex')),
+    ]);
+    const files = await storedDatabaseBytes(h.dataDir);
+    expect(files.length).toBeGreaterThan(0);
     // A positive control: the non-secret fields are there to be found.
-    const all = Buffer.concat(files.map((f) => readFileSync(join(h.dataDir, f))));
+    const all = Buffer.concat(files.map((f) => f.bytes));
     expect(all.includes(Buffer.from('pub-key-2'))).toBe(true);
-    for (const f of files) {
-      const bytes = readFileSync(join(h.dataDir, f));
-      for (const n of needles) expect(bytes.includes(n), `${f} holds a plaintext secret`).toBe(false);
-    }
+    for (const { name, bytes } of files)
+      for (const n of needles) expect(bytes.includes(n), `${name} holds a plaintext secret`).toBe(false);
     // …and the vault opens what is stored to the current secret.
     const { openCredentialSecret } = await import('../src/service/activities/resources.js');
     const { KeyVault, loadOrCreateMasterKey } = await import('../src/service/keys/index.js');

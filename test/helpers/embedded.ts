@@ -3,7 +3,9 @@
  * temp dir, or with `COUNTERSIGN_TEST_STORE=postgres` a fresh PostgreSQL database per data dir
  * (kept across a restart on the same dir, dropped with it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -26,6 +28,20 @@ export async function testStoreFor(dataDir: string): Promise<string | undefined>
     databases.set(dataDir, db);
   }
   return db.url;
+}
+
+/**
+ * What the store keeps on disk, to search for plaintext: the SQLite files in the data dir, or a
+ * data dump of the PostgreSQL database (bytea appears hex-encoded there: search for the hex too).
+ */
+export async function storedDatabaseBytes(dataDir: string): Promise<{ name: string; bytes: Buffer }[]> {
+  const db = databases.get(dataDir);
+  if (db === undefined)
+    return readdirSync(dataDir)
+      .filter((f) => f.startsWith('countersign.db'))
+      .map((f) => ({ name: f, bytes: readFileSync(join(dataDir, f)) }));
+  const { stdout } = await promisify(execFile)('pg_dump', ['--data-only', db.url], { maxBuffer: 1 << 28 });
+  return [{ name: 'pg_dump', bytes: Buffer.from(stdout) }];
 }
 
 /** Drops the database a harness on `dataDir` used, if any. */
