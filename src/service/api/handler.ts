@@ -27,6 +27,7 @@ import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
+import type { WebauthnPolicy } from '../webauthn.js'; // --- console ---
 import {
   BUILD_ATTESTATION_QUERY,
   publicApiRoute,
@@ -58,6 +59,8 @@ export interface ApiHandlerOptions {
   /** How far ahead of our clock a request's timestampMs may be. */
   readonly maxClockSkewMs: number;
   readonly now?: () => number;
+  /** Origins a passkey stamp may come from (default: any, with the rpId its host). */
+  readonly webauthn?: WebauthnPolicy; // --- console ---
 }
 
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
@@ -136,7 +139,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         'STAMP_UNKNOWN_KEY',
         'could not find credential id in organization or its parent organization',
       );
-    verifyWebauthnStamp(stamp, body, auth.publicKey);
+    await verifyWebauthnStamp(stamp, body, auth.publicKey, opts.webauthn);
     const user = await store.getUser(auth.userId);
     if (user === undefined)
       throw new CountersignError(
