@@ -17,6 +17,8 @@ import type { Transport } from './client/transport.js';
 import { assertGrpcListenerSecure, startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
 import { loadCallers, readApiKeyFile } from './daemon/callers.js';
 import { publicApiRoute, unservedRoute } from './service/api/routes.js';
+import { createInvite } from './service/console/cli-invite.js'; // --- console ---
+import { CONSOLE_REDEEM_PATH } from './service/console/invite.js'; // --- console ---
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
 
@@ -24,6 +26,8 @@ Usage:
   countersign serve [options]   start the gRPC signer, the public API and the auth proxy
                                 (with --api-url: the gRPC signer alone, against a remote API)
   countersign init [options]    initialize the data dir (organization, root API key, default wallet)
+  countersign console invite --user-name NAME [--root]
+                                print a one-time link that registers a passkey for the web console
   countersign --help
 
 Options (flag / environment variable / default):
@@ -149,8 +153,9 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       handler: service.handler,
       metrics: async () => (await service.metrics()) + daemonMetrics(),
       probe,
-      routeExists: publicApiRoute,
+      routeExists: (path) => publicApiRoute(path) || path === CONSOLE_REDEEM_PATH, // --- console ---
       unservedRoute,
+      console: true, // --- console ---
       maxInFlight: config.apiMaxInFlight,
       maxBodyBytes: config.apiMaxBodyBytes,
       rateLimitPerKey: config.apiRateLimitPerKey,
@@ -273,6 +278,34 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
   return 0;
 }
 
+// --- console ---
+async function consoleCommand(
+  config: Config,
+  args: readonly string[],
+  logger: Logger,
+  out: (line: string) => void,
+): Promise<number> {
+  if (args[0] !== 'invite' || config.userName === undefined) {
+    process.stderr.write('countersign: usage: countersign console invite --user-name NAME [--root]\n');
+    return 2;
+  }
+  const service = await openEmbedded(config, logger);
+  try {
+    const link = await createInvite(service, {
+      userName: config.userName,
+      root: config.root,
+      consoleOrigin: config.consoleOrigin,
+      apiListen: config.apiListen,
+    });
+    out(`Open this link within 15 minutes to register a passkey for ${config.userName} (it works once):`);
+    out(link);
+    return 0;
+  } finally {
+    await service.close();
+  }
+}
+// --- end console ---
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -294,6 +327,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await serve(parsed.config, logger, out);
       case 'init':
         return await init(parsed.config, logger, out);
+      // --- console ---
+      case 'console':
+        return await consoleCommand(parsed.config, parsed.args, logger, out);
+      // --- end console ---
       default:
         process.stderr.write(`countersign: unknown command '${parsed.command}'\n\n${USAGE}`);
         return 2;

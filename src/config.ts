@@ -51,6 +51,13 @@ export interface Config {
   readonly apiRateLimitPerKey: number;
   /** Only from the environment (never a flag: a flag shows in `ps`). */
   readonly masterKey: string | undefined;
+  // --- console ---
+  /** `--console-origin`: where the console is served (its host is the passkey relying-party id). */
+  readonly consoleOrigin: string | undefined;
+  /** `console invite`: the user to invite and whether a new one joins the root quorum. */
+  readonly userName: string | undefined;
+  readonly root: boolean;
+  // --- end console ---
 }
 
 /** One row per setting: flag, environment variable, config-file key, default, description. */
@@ -225,6 +232,30 @@ export const SETTINGS = [
     def: '86400',
     help: 'how long a webhook delivery is retried before it is marked failed, in seconds',
   },
+  // --- console ---
+  {
+    flag: 'console-origin',
+    env: 'COUNTERSIGN_CONSOLE_ORIGIN',
+    key: 'consoleOrigin',
+    def: '',
+    help: 'origin the web console is served at (https://host[:port]; its host is the passkey rpId); default: http://localhost:<api port>',
+  },
+  {
+    flag: 'user-name',
+    env: 'COUNTERSIGN_USER_NAME',
+    key: 'userName',
+    def: '',
+    help: 'console invite: the user to invite (created when missing)',
+  },
+  {
+    flag: 'root',
+    env: 'COUNTERSIGN_ROOT',
+    key: 'root',
+    def: 'false',
+    help: 'console invite: a user created by the invite joins the root quorum',
+    boolean: true,
+  },
+  // --- end console ---
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -286,10 +317,47 @@ function positiveInt(value: string, field: string): number {
   return Number(value);
 }
 
+// --- console ---
+/** `--console-origin`: an origin (scheme, host, optional port; no path), normalized. */
+function consoleOrigin(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: must be an origin such as https://console.example.com',
+      { field: 'console-origin' },
+    );
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: must be http(s)://host[:port] without a path',
+      { field: 'console-origin' },
+    );
+  if (/^[0-9.]+$/.test(url.hostname) || url.hostname.startsWith('['))
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: WebAuthn refuses IP addresses as relying-party ids; use a host name',
+      { field: 'console-origin' },
+    );
+  return url.origin;
+}
+// --- end console ---
+
 export interface ParsedCommandLine {
   readonly command: string | undefined;
   readonly help: boolean;
   readonly config: Config;
+  /** Positionals after the command (`console invite`). */
+  readonly args: readonly string[]; // --- console ---
 }
 
 /** Parses argv (without node and script) and the environment into a command and its config. */
@@ -375,6 +443,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     apiMaxBodyBytes: atLeastOne(str('apiMaxBodyBytes'), '--api-max-body-bytes'),
     apiRateLimitPerKey: positiveInt(str('apiRateLimitPerKey'), '--api-rate-limit-per-key'),
     masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
+    // --- console ---
+    consoleOrigin: consoleOrigin(opt('consoleOrigin')),
+    userName: opt('userName'),
+    root: booleanSetting(str('root'), '--root'),
+    // --- end console ---
   };
   if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))
     throw new CountersignError('CONFIG_INVALID', '--grpc-tls-cert and --grpc-tls-key go together', {
@@ -392,5 +465,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     throw new CountersignError('CONFIG_INVALID', `--log-level: '${config.logLevel}' is not a pino level`, {
       field: 'log-level',
     });
-  return { command: parsed.positionals[0], help: flags.help === true, config };
+  return {
+    command: parsed.positionals[0],
+    help: flags.help === true,
+    config,
+    args: parsed.positionals.slice(1), // --- console ---
+  };
 }

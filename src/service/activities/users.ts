@@ -35,7 +35,7 @@ import {
   type Params,
 } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
-import { readRegistration, WebauthnError } from '../webauthn.js';
+import { readRegistration, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
 
 const PREFIX = 'parameters';
 
@@ -238,7 +238,7 @@ const b64url = (s: string, field: string): Uint8Array => {
  * Reads the credential a WebAuthn registration created (see readRegistration): `clientDataJson` a
  * `webauthn.create` over `challenge`, the credential id that of the authenticator data, an ES256 key.
  */
-export function parseAttestation(p: Params, field: string): AttestedCredential {
+export function parseAttestation(p: Params, field: string, policy?: WebauthnPolicy): AttestedCredential {
   const challenge = reqString(p, 'challenge', field);
   const att = asObject(p.attestation, `${field}.attestation`);
   const af = `${field}.attestation`;
@@ -249,7 +249,7 @@ export function parseAttestation(p: Params, field: string): AttestedCredential {
     throw invalid(`${af}.transports`, 'must be an array');
   let cred: ReturnType<typeof readRegistration>;
   try {
-    cred = readRegistration({ challenge, credentialId, clientDataJson, attestationObject });
+    cred = readRegistration({ challenge, credentialId, clientDataJson, attestationObject }, policy);
   } catch (e) {
     if (!(e instanceof WebauthnError)) throw e;
     const f = /clientDataJson|origin/.test(e.message) ? `${af}.clientDataJson` : `${af}.attestationObject`;

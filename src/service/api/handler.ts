@@ -28,6 +28,7 @@ import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-polic
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
 import type { WebauthnPolicy } from '../webauthn.js'; // --- console ---
+import { CONSOLE_REDEEM_PATH, redeemInvite } from '../console/invite.js'; // --- console ---
 import {
   BUILD_ATTESTATION_QUERY,
   publicApiRoute,
@@ -468,6 +469,29 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     // --- webhooks --- read per request: a rotation shows at once (the listener adds Cache-Control).
     if (req.path === WEBHOOK_JWKS_PATH)
       return json(200, webhookJwks(await store.listWebhookSigningKeys(), now()));
+    // --- console --- an invite link registers its passkey (stamped by the invite's API key)
+    if (req.path === CONSOLE_REDEEM_PATH) {
+      const stamp = parseStamp(req.headers);
+      if (stamp.kind !== 'api_key')
+        throw new CountersignError('STAMP_MALFORMED', 'an invite is redeemed with its invite key (X-Stamp)');
+      const body = parseBody(req.body);
+      const org = await organizationOf(body);
+      const caller = await authenticate(stamp, req.body, org);
+      checkFreshness(body);
+      return json(
+        200,
+        await redeemInvite({
+          store,
+          organizationId: org.id,
+          user: caller.user,
+          publicKey: caller.publicKey,
+          body,
+          policy: opts.webauthn,
+          nowMs: now(),
+        }),
+      );
+    }
+    // --- end console ---
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!servesSubmit(name)) throw unservedRoute(req.path);
