@@ -193,7 +193,6 @@ export function ActivitiesPage(props: { session: Session }) {
       query<{ activities: Activity[] }>(session, 'list_activities', { paginationOptions: { limit: '100' } }),
     [tick],
   );
-  const policies = useLoad(() => query<{ policies: PolicyRow[] }>(session, 'list_policies'), []);
   // Live updates: re-read while the page is open and visible.
   useEffect(() => {
     const t = setInterval(() => {
@@ -203,6 +202,11 @@ export function ActivitiesPage(props: { session: Session }) {
   }, []);
   const all = list.value?.activities ?? [];
   const pending = all.filter((a) => a.status === 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+  // Policy names for the pending ones: read again when the set of pending activities changes.
+  const policies = useLoad(
+    () => query<{ policies: PolicyRow[] }>(session, 'list_policies'),
+    [pending.map((a) => a.id).join()],
+  );
   const types = [...new Set(all.map((a) => a.type))].sort();
   const users = [...new Set(all.map((a) => a.votes[0]?.user?.userName ?? a.votes[0]?.userId ?? ''))].filter(
     Boolean,

@@ -201,7 +201,12 @@ export async function redeemInvite(fragment: string): Promise<Session> {
       }),
     ),
   );
-  const out = (await send('/console/v1/redeem_invite', body, { 'x-stamp': stamp })) as {
+  const out = (await send('/console/v1/redeem_invite', body, { 'x-stamp': stamp }).catch((e: unknown) => {
+    // The invite key is deleted when used and refused once expired.
+    if (/could not find public key|expired api key/.test((e as Error).message))
+      throw new ApiError('this invite link was already used or has expired: ask for a new one');
+    throw e;
+  })) as {
     userId: string;
     userName: string;
   };
