@@ -132,6 +132,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         chainRpc: [...config.chainRpc],
         allowPrivateNetwork: config.allowPrivateNetwork,
         webhookMaxAgeMs: config.webhookMaxAgeMs,
+        ...(config.consoleOrigin === undefined ? {} : { consoleOrigin: config.consoleOrigin }), // --- console ---
       },
       {
         logger,

@@ -67,6 +67,8 @@ export interface EmbeddedServiceOptions {
   readonly chainRpc?: ReadonlyMap<string, string> | undefined;
   /** `--allow-private-network`: the outbound guard lets http, loopback and private addresses through. */
   readonly allowPrivateNetwork?: boolean;
+  /** `--console-origin`: console invites register passkeys only from this origin. */
+  readonly consoleOrigin?: string; // --- console ---
   /**
    * Create (or load) the gRPC daemon's non-root signer user and its signing policy. `serve` and
    * `init` ask for it; a service embedded without the daemon (tests, tools) does not.
@@ -232,6 +234,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     metrics,
     maxRequestAgeMs: opts.maxRequestAgeMs ?? 60 * 60 * 1000,
     maxClockSkewMs: opts.maxClockSkewMs ?? 5 * 60 * 1000,
+    ...(opts.consoleOrigin === undefined ? {} : { consoleOrigins: [opts.consoleOrigin] }), // --- console ---
   });
   // --- eth send transaction --- chains, and the tracker that broadcasts and follows sends
   // (picking up what a previous run left pending); stopped before the store closes.

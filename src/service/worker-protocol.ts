@@ -14,6 +14,8 @@ export interface ServiceWorkerData {
   readonly allowPrivateNetwork?: boolean;
   /** `--webhook-max-age-seconds`, in ms. */
   readonly webhookMaxAgeMs?: number;
+  /** `--console-origin`: the origin console passkeys are registered at. */
+  readonly consoleOrigin?: string; // --- console ---
 }
 
 export type HostMessage =

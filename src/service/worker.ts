@@ -24,6 +24,7 @@ try {
     chainRpc: new Map(data.chainRpc),
     allowPrivateNetwork: data.allowPrivateNetwork ?? false,
     ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
+    ...(data.consoleOrigin === undefined ? {} : { consoleOrigin: data.consoleOrigin }), // --- console ---
     daemonSigner: true,
   });
   port.on('message', (m: HostMessage) => {

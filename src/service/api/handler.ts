@@ -62,6 +62,8 @@ export interface ApiHandlerOptions {
   readonly now?: () => number;
   /** Origins a passkey stamp may come from (default: any, with the rpId its host). */
   readonly webauthn?: WebauthnPolicy; // --- console ---
+  /** Origins a console invite may register its passkey from (default: any, with the rpId its host). */
+  readonly consoleOrigins?: readonly string[]; // --- console ---
 }
 
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
@@ -486,7 +488,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           user: caller.user,
           publicKey: caller.publicKey,
           body,
-          policy: opts.webauthn,
+          policy: { origins: opts.consoleOrigins ?? [] },
           nowMs: now(),
         }),
       );
