@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { decodeFunctionData, erc20Abi, formatEther, parseTransaction, type Hex } from 'viem';
 import { query, submit, type Activity, type Session } from './api.js';
+import { Failure } from './alert.js';
 import { useLoad } from './load.js';
 
 const STATUSES = [
@@ -137,11 +138,7 @@ function Pending(props: {
           Reject
         </button>
       </div>
-      {error !== undefined && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
     </article>
   );
 }
@@ -222,11 +219,7 @@ export function ActivitiesPage(props: { session: Session }) {
   return (
     <div class="stack">
       <h1>Activities</h1>
-      {list.error !== undefined && (
-        <p role="alert" class="error">
-          {list.error}
-        </p>
-      )}
+      <Failure error={list.error} />
       <section aria-labelledby="pending-heading">
         <h2 id="pending-heading">Pending approvals ({pending.length})</h2>
         {pending.length === 0 && <p>Nothing waits for a vote.</p>}

@@ -2,6 +2,7 @@
  * AUTH section: the auth proxy's configuration, each change saved through the auth-proxy activities
  * (enable_auth_proxy, update_auth_proxy_config, disable_auth_proxy; read with get_auth_proxy_config).
  */
+import { Failure } from './alert.js';
 import { useEffect, useState } from 'preact/hooks';
 import { query, submit, type Session } from './api.js';
 
@@ -229,11 +230,7 @@ export function AuthProxyPage(props: { session: Session }) {
             </button>
           )}
         </div>
-        {error !== undefined && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Failure error={error} />
         {saved !== undefined && (
           <p role="status" class="ok">
             {saved}

@@ -1,4 +1,5 @@
 /** The countersign web console (issue 17): sign-in with a passkey, activities, approvals, read-only org views, AUTH. */
+import { Failure } from './alert.js';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { hostIsIpAddress, loadSession, redeemInvite, saveSession, type Session } from './api.js';
@@ -47,11 +48,7 @@ function Invite(props: { onSignedIn: (s: Session) => void }) {
       <button class="primary" onClick={register} disabled={busy}>
         Register a passkey
       </button>
-      {error !== undefined && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Failure error={error} />
     </main>
   );
 }

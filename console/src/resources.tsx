@@ -1,15 +1,8 @@
 /** Read-only views: policies with their evaluations, users/keys/wallets, webhook endpoints and deliveries. */
 import { useState } from 'preact/hooks';
 import { query, type Session } from './api.js';
+import { Failure } from './alert.js';
 import { useLoad } from './load.js';
-
-function Failure(props: { error: string | undefined }) {
-  return props.error === undefined ? null : (
-    <p role="alert" class="error">
-      {props.error}
-    </p>
-  );
-}
 
 interface Policy {
   policyId: string;
