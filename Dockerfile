@@ -27,6 +27,7 @@ COPY --from=build --chown=countersign:countersign /app/src ./src
 COPY --from=build --chown=countersign:countersign /app/chains ./chains
 COPY --from=build --chown=countersign:countersign /app/proto ./proto
 COPY --from=build --chown=countersign:countersign /app/contracts/build ./contracts/build
+COPY --from=build --chown=countersign:countersign /app/console/dist ./console/dist
 USER countersign
 VOLUME ["/data"]
 EXPOSE 50051 8080 8081
