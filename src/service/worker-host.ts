@@ -5,6 +5,8 @@
  * and a new thread is started on the same data dir. After `maxRestarts` failed starts in a row the
  * host gives up and calls `onFatal` (the CLI exits non-zero so an orchestrator restarts the process).
  */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { CountersignError, toRpcStatus } from '../shared/errors.js';
@@ -37,9 +39,22 @@ export interface SupervisionOptions {
   readonly onSpawn?: (worker: Worker) => void;
 }
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
-// The sources are TypeScript run through tsx's loader; a worker needs the loader registered too.
-const BOOTSTRAP = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+// Compiled (the image): worker.js sits beside this file and runs as it is. From the sources: the
+// worker needs tsx's loader registered too, and tsx is resolved from this package, not from the
+// working directory (an eval'd worker resolves bare names against the cwd).
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER_URL = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url);
+
+function tsxApiUrl(): string {
+  if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+}
+
+function newWorker(data: ServiceWorkerData): Worker {
+  if (COMPILED) return new Worker(WORKER_URL, { workerData: data });
+  const bootstrap = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
 
 type Pending = (m: WorkerMessage | undefined) => void;
 
@@ -56,7 +71,7 @@ function spawnThread(
   data: ServiceWorkerData,
   onSpawn: ((w: Worker) => void) | undefined,
 ): Promise<{ thread: Thread; ready: Extract<WorkerMessage, { kind: 'ready' }> }> {
-  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+  const worker = newWorker(data);
   onSpawn?.(worker);
   const thread: Thread = { worker, pending: new Map() };
   return new Promise((resolve, reject) => {
