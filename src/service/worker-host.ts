@@ -5,10 +5,13 @@
  * and a new thread is started on the same data dir. After `maxRestarts` failed starts in a row the
  * host gives up and calls `onFatal` (the CLI exits non-zero so an orchestrator restarts the process).
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import type { MetricFamilies } from '../observability/metrics.js';
 import { CountersignError, toRpcStatus } from '../shared/errors.js';
 import type { RequestHandler, TransportResponse } from '../client/transport.js';
 import type { DaemonSignerCredentials } from './daemonSigner.js';
@@ -22,7 +25,8 @@ export interface ServiceWorker {
   readonly daemonSigner: DaemonSignerCredentials;
   /** The gas station's sponsor address (fund it to send sponsored batches). */
   readonly sponsorAddress: string;
-  metrics(): Promise<string>;
+  /** The thread's hand-written Prometheus text and its prom-client families (to aggregate). */
+  metrics(): Promise<{ readonly text: string; readonly families: MetricFamilies }>;
   /** True when a round trip through the service thread and its store answers within the deadline. */
   probe(deadlineMs?: number): Promise<boolean>;
   /** Lets in-flight requests finish, closes the store, stops the thread. */
@@ -47,7 +51,12 @@ const WORKER_URL = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta
 
 function tsxApiUrl(): string {
   if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+  // Under a test runner without import.meta.resolve: the ESM entry its package.json exports.
+  const pkgJson = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
+    exports: { './esm/api': { import: { default: string } } };
+  };
+  return pathToFileURL(join(dirname(pkgJson), pkg.exports['./esm/api'].import.default)).href;
 }
 
 function newWorker(data: ServiceWorkerData): Worker {
@@ -187,7 +196,7 @@ export async function startServiceWorker(
     },
     metrics: async () => {
       const r = await call({ kind: 'metrics', id: nextId++ });
-      return r?.kind === 'metrics' ? r.text : '';
+      return r?.kind === 'metrics' ? { text: r.text, families: r.families } : { text: '', families: [] };
     },
     probe: async (deadlineMs = 2_000) => {
       let timer: NodeJS.Timeout | undefined;

@@ -39,6 +39,7 @@ import {
 import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation } from '../appProofs.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
+import { policyOutcomeLabel, secondsSince, serviceMetrics } from '../../observability/metrics.js'; // --- operability ---
 import {
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -337,6 +338,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       votes: [vote],
       nowMs,
     });
+    serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
     const base = {
       id: activityId,
       organizationId: org.id,
@@ -486,14 +488,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     } catch (e) {
       if (isCountersignError(e)) {
         logger.info({ path: req.path, code: e.code, field: e.field }, 'request refused');
+        serviceMetrics().apiErrors.inc({ code: e.code }); // --- operability ---
         res = json(e.httpStatus, errorBody(e));
       } else {
         const id = randomUUID();
         logger.error({ err: e, errorId: id, path: req.path }, 'internal error');
+        serviceMetrics().apiErrors.inc({ code: 'INTERNAL' }); // --- operability ---
         res = json(500, { code: 13, message: `internal server error (${id})`, details: [] });
       }
     }
     metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
+    serviceMetrics().apiSeconds.observe({ route: routeLabel(req.path) }, secondsSince(started)); // --- operability ---
     return res;
   };
 }
