@@ -264,6 +264,10 @@ describe('metrics on --metrics-listen', () => {
     expect(has(s, 'countersign_api_request_duration_seconds_bucket')).toBe(true);
     expect(value(s, 'countersign_store_transaction_duration_seconds_count')).toBeGreaterThan(0);
     expect(has(s, 'countersign_store_commit_duration_seconds_bucket')).toBe(true);
+    // Nothing was sent: the send tracker's backlog is present and empty.
+    expect(has(s, 'countersign_send_backlog')).toBe(true);
+    expect(value(s, 'countersign_send_backlog')).toBe(0);
+    expect(has(s, 'countersign_send_oldest_pending_seconds')).toBe(true);
     // Node's process metrics from the main thread, and the service name on every family.
     expect(has(s, 'countersign_nodejs_eventloop_lag_seconds')).toBe(true);
     expect(has(s, 'countersign_nodejs_heap_size_used_bytes')).toBe(true);

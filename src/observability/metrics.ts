@@ -6,7 +6,7 @@
  * appears twice. Every label value comes from a closed set: RPC names, served routes, registered
  * activity types, countersign error codes, the chains below.
  */
-import { AggregatorRegistry, Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isCountersignError, type ErrorCode } from '../shared/errors.js';
 
 /** The registry of this thread. */
@@ -92,6 +92,16 @@ function serviceFamilies() {
       buckets: SECONDS,
       registers,
     }),
+    sendBacklog: new Gauge({
+      name: 'countersign_send_backlog',
+      help: 'Sent transactions the send tracker still follows (not yet included or failed), as of its last round.',
+      registers,
+    }),
+    sendOldestSeconds: new Gauge({
+      name: 'countersign_send_oldest_pending_seconds',
+      help: 'Age of the oldest transaction the send tracker still follows (0 when none), as of its last round.',
+      registers,
+    }),
     commitSeconds: new Histogram({
       name: 'countersign_store_commit_duration_seconds',
       help: 'Time of the COMMIT alone: the durable write (fsync of the WAL).',
@@ -156,4 +166,15 @@ export function observeStoreWrite(began: bigint, committing: bigint): void {
   const m = serviceMetrics();
   m.storeSeconds.observe(secondsSince(began));
   m.commitSeconds.observe(secondsSince(committing));
+}
+
+/** The send tracker's backlog as one round saw it. */
+export function observeSendBacklog(
+  pending: readonly { readonly createdAtMs: number }[],
+  nowMs: number,
+): void {
+  const m = serviceMetrics();
+  m.sendBacklog.set(pending.length);
+  const oldest = pending.reduce((o, r) => Math.min(o, r.createdAtMs), nowMs);
+  m.sendOldestSeconds.set((nowMs - oldest) / 1000);
 }
