@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { openEmbeddedService } from './embedded.js';
+import { stallPoint } from '../observability/failpoints.js';
 import { metricsJson, serviceMetrics, setServiceName } from '../observability/metrics.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
 
@@ -55,6 +56,7 @@ try {
         return;
       case 'ping':
         // A real round trip: this thread answers only after its store did.
+        stallPoint('stall-store'); // --- operability --- (tests only: see failpoints.ts)
         service.store.getOrganization(service.credentials.organizationId).then(
           (org) => post({ kind: 'pong', id: m.id, ok: org !== undefined }),
           (e: unknown) => {
