@@ -40,6 +40,7 @@ import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation 
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
 import { policyOutcomeLabel, secondsSince, serviceMetrics } from '../../observability/metrics.js'; // --- operability ---
+import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
 import {
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -339,6 +340,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       nowMs,
     });
     serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
+    crashPoint('after-policy-decision'); // --- operability --- (tests only: see failpoints.ts)
     const base = {
       id: activityId,
       organizationId: org.id,
@@ -384,6 +386,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       }
     }
     const outcome = await def.run(ctx, params);
+    crashPoint('after-sign-before-commit'); // --- operability ---
     const record: ActivityRecord = {
       ...base,
       status: 'ACTIVITY_STATUS_COMPLETED',
@@ -404,6 +407,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
     webhookContextOf(store).wake(); // --- webhooks ---
+    crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
