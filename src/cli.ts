@@ -19,6 +19,11 @@ import { loadCallers, readApiKeyFile } from './daemon/callers.js';
 import { publicApiRoute, unservedRoute } from './service/api/routes.js';
 import { createInvite } from './service/console/cli-invite.js'; // --- console ---
 import { CONSOLE_REDEEM_PATH } from './service/console/invite.js'; // --- console ---
+// --- operability ---
+import type { MetricFamilies } from './observability/metrics.js';
+import { aggregateText, daemonMetrics as daemonFamilies, setServiceName } from './observability/metrics.js';
+import { startMetricsListener } from './observability/metrics-listener.js';
+// --- end operability ---
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
 
@@ -90,6 +95,20 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       'allow-private-network is on: outbound calls (webhooks, OIDC, OAuth) may use http and reach loopback and private addresses; never use this in production',
     );
   const closers: (() => Promise<void>)[] = [];
+  // --- operability ---
+  setServiceName(config.serviceName);
+  daemonFamilies();
+  // The service thread's metrics (its prom-client families as data, its hand-written text).
+  let serviceMetrics: () => Promise<{ text: string; families: MetricFamilies }> = async () => ({
+    text: '',
+    families: [],
+  });
+  /** Both threads' families aggregated, then the hand-written sections (disjoint names). */
+  const scrape = async () => {
+    const s = await serviceMetrics();
+    return (await aggregateText(s.families.length === 0 ? [] : [s.families])) + s.text + daemonMetrics();
+  };
+  // --- end operability ---
   let transport: Transport;
   let stamper: ApiKeyStamper;
   let organizationId: string;
@@ -133,6 +152,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         allowPrivateNetwork: config.allowPrivateNetwork,
         webhookMaxAgeMs: config.webhookMaxAgeMs,
         ...(config.consoleOrigin === undefined ? {} : { consoleOrigin: config.consoleOrigin }), // --- console ---
+        serviceName: config.serviceName, // --- operability ---
       },
       {
         logger,
@@ -141,6 +161,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       },
     );
     closers.push(() => service.close());
+    serviceMetrics = () => service.metrics(); // --- operability ---
     credentials = service.credentials;
     sponsorAddress = service.sponsorAddress;
     organizationId = credentials.organizationId;
@@ -152,7 +173,9 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       host: config.apiListen.host,
       port: config.apiListen.port,
       handler: service.handler,
-      metrics: async () => (await service.metrics()) + daemonMetrics(),
+      // An alias of --metrics-listen's /metrics, kept for existing scrapers (this listener's own
+      // refusal counters are appended by the listener).
+      metrics: scrape,
       probe,
       routeExists: (path) => publicApiRoute(path) || path === CONSOLE_REDEEM_PATH, // --- console ---
       unservedRoute,
@@ -205,6 +228,19 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         )),
   });
   daemonMetricsSource = () => daemon.metricsText();
+  // --- operability ---
+  const metricsListen = config.metricsListen;
+  const metricsListener =
+    metricsListen === undefined
+      ? undefined
+      : await startMetricsListener({
+          host: metricsListen.host,
+          port: metricsListen.port,
+          scrape: async () => (await scrape()) + (api?.metricsText() ?? ''),
+          logger,
+        });
+  if (metricsListener !== undefined) closers.unshift(() => metricsListener.close());
+  // --- end operability ---
   closers.unshift(
     () => daemon.close(),
     () => transport.close(),
@@ -214,6 +250,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     grpc: daemon.address,
     ...(api === undefined ? {} : { api: `http://${api.address}` }),
     ...(proxy === undefined ? {} : { proxy: `http://${proxy.address}` }),
+    ...(metricsListener === undefined ? {} : { metrics: `http://${metricsListener.address}` }), // --- operability ---
     ...(config.apiUrl === undefined ? {} : { remoteApi: config.apiUrl }),
     organizationId,
     ...(credentials === undefined

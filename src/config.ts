@@ -58,6 +58,11 @@ export interface Config {
   readonly userName: string | undefined;
   readonly root: boolean;
   // --- end console ---
+  // --- operability ---
+  /** `--metrics-listen`: the Prometheus listener; undefined = off. */
+  readonly metricsListen: ListenAddress | undefined;
+  readonly serviceName: string;
+  // --- end operability ---
 }
 
 /** One row per setting: flag, environment variable, config-file key, default, description. */
@@ -256,6 +261,22 @@ export const SETTINGS = [
     boolean: true,
   },
   // --- end console ---
+  // --- operability ---
+  {
+    flag: 'metrics-listen',
+    env: 'COUNTERSIGN_METRICS_LISTEN',
+    key: 'metricsListen',
+    def: '',
+    help: 'Prometheus /metrics listener (host:port, e.g. 127.0.0.1:9464); off when empty',
+  },
+  {
+    flag: 'service-name',
+    env: 'COUNTERSIGN_SERVICE_NAME',
+    key: 'serviceName',
+    def: 'countersign',
+    help: 'the service name on metrics (label `service`) and on spans',
+  },
+  // --- end operability ---
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -298,6 +319,18 @@ function parseChainRpc(entries: readonly string[], field: string): Map<string, s
   }
   return out;
 }
+
+// --- operability ---
+function serviceName(value: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,62}$/.test(value))
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--service-name: 1 to 63 letters, digits, dot, dash or underscore, starting with a letter',
+      { field: 'service-name' },
+    );
+  return value;
+}
+// --- end operability ---
 
 function booleanSetting(value: string, field: string): boolean {
   if (value === 'true' || value === '1') return true;
@@ -448,6 +481,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     userName: opt('userName'),
     root: booleanSetting(str('root'), '--root'),
     // --- end console ---
+    // --- operability ---
+    metricsListen:
+      opt('metricsListen') === undefined ? undefined : parseListen(str('metricsListen'), '--metrics-listen'),
+    serviceName: serviceName(str('serviceName')),
+    // --- end operability ---
   };
   if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))
     throw new CountersignError('CONFIG_INVALID', '--grpc-tls-cert and --grpc-tls-key go together', {

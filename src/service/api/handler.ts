@@ -41,6 +41,8 @@ import {
 import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation } from '../appProofs.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
+import { policyOutcomeLabel, secondsSince, serviceMetrics } from '../../observability/metrics.js'; // --- operability ---
+import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
 import {
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -343,6 +345,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       votes: [vote],
       nowMs,
     });
+    serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
+    crashPoint('after-policy-decision'); // --- operability --- (tests only: see failpoints.ts)
     const base = {
       id: activityId,
       organizationId: org.id,
@@ -388,6 +392,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       }
     }
     const outcome = await def.run(ctx, params);
+    crashPoint('after-sign-before-commit'); // --- operability ---
     const record: ActivityRecord = {
       ...base,
       status: 'ACTIVITY_STATUS_COMPLETED',
@@ -408,6 +413,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
     webhookContextOf(store).wake(); // --- webhooks ---
+    crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
@@ -515,14 +521,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     } catch (e) {
       if (isCountersignError(e)) {
         logger.info({ path: req.path, code: e.code, field: e.field }, 'request refused');
+        serviceMetrics().apiErrors.inc({ code: e.code }); // --- operability ---
         res = json(e.httpStatus, errorBody(e));
       } else {
         const id = randomUUID();
         logger.error({ err: e, errorId: id, path: req.path }, 'internal error');
+        serviceMetrics().apiErrors.inc({ code: 'INTERNAL' }); // --- operability ---
         res = json(500, { code: 13, message: `internal server error (${id})`, details: [] });
       }
     }
     metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
+    serviceMetrics().apiSeconds.observe({ route: routeLabel(req.path) }, secondsSince(started)); // --- operability ---
     return res;
   };
 }

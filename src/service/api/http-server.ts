@@ -181,7 +181,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
     ].join('\n');
 
   async function health(res: ServerResponse, path: string): Promise<void> {
-    const ok = opts.probe === undefined ? true : await opts.probe().catch(() => false);
+    // Liveness (/healthz) is this process answering; readiness (/readyz) is a round trip through
+    // the service and its store. A stalled store makes the pod unready, not restarted.
+    const ok = path === '/healthz' || opts.probe === undefined ? true : await opts.probe().catch(() => false);
     sendJson(res, ok ? 200 : 503, JSON.stringify({ status: ok ? 'SERVING' : 'NOT_SERVING' }), {
       'cache-control': 'no-store',
     });

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
+import { observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import type {
   ActivityRecord,
   ActivityStatus,
@@ -613,6 +614,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
     if (batch.length === 0) return;
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const began = process.hrtime.bigint(); // --- operability ---
     try {
       db.exec('BEGIN IMMEDIATE');
       for (const w of batch) {
@@ -626,7 +628,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           outcomes.push({ ok: false, value: e });
         }
       }
+      const committing = process.hrtime.bigint(); // --- operability ---
       db.exec('COMMIT');
+      observeStoreWrite(began, committing); // --- operability ---
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       for (const w of batch) w.reject(e);
