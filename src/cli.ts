@@ -6,7 +6,12 @@ import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.
 import { createLogger } from './logger.js';
 import { CountersignError, isCountersignError, toRpcStatus } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
-import { openEmbeddedService, type Credentials, type EmbeddedService } from './service/embedded.js';
+import {
+  openEmbeddedService,
+  type Credentials,
+  type DeliveryOptions, // --- auth proxy ---
+  type EmbeddedService,
+} from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
@@ -61,8 +66,22 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     allowPrivateNetwork: config.allowPrivateNetwork,
     webhooks: { maxAgeMs: config.webhookMaxAgeMs },
     daemonSigner: true,
+    delivery: deliveryOf(config), // --- auth proxy ---
   });
 }
+
+// --- auth proxy ---
+function deliveryOf(config: Config): DeliveryOptions {
+  return {
+    smtpUrl: config.smtpUrl,
+    smtpFrom: config.smtpFrom,
+    smsUrl: config.smsUrl,
+    smsAccountSid: config.smsAccountSid,
+    smsAuthToken: config.smsAuthToken,
+    smsFrom: config.smsFrom,
+  };
+}
+// --- end auth proxy ---
 
 /** A listener for the auth proxy: health now, the /v1 endpoints when the proxy lands. */
 function proxyHandler(): (req: { path: string }) => Promise<{ status: number; body: Uint8Array }> {
@@ -128,6 +147,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         chainRpc: [...config.chainRpc],
         allowPrivateNetwork: config.allowPrivateNetwork,
         webhookMaxAgeMs: config.webhookMaxAgeMs,
+        delivery: deliveryOf(config), // --- auth proxy ---
       },
       {
         logger,

@@ -1,6 +1,6 @@
 /** Messages between `countersign serve` and the service worker thread. */
 import type { DaemonSignerCredentials } from './daemonSigner.js';
-import type { Credentials } from './embedded.js';
+import type { Credentials, DeliveryOptions } from './embedded.js';
 
 export interface ServiceWorkerData {
   readonly dataDir: string;
@@ -14,6 +14,8 @@ export interface ServiceWorkerData {
   readonly allowPrivateNetwork?: boolean;
   /** `--webhook-max-age-seconds`, in ms. */
   readonly webhookMaxAgeMs?: number;
+  /** --- auth proxy --- OTP delivery settings (--smtp-*, --sms-*). */
+  readonly delivery?: DeliveryOptions;
 }
 
 export type HostMessage =

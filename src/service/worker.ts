@@ -25,6 +25,7 @@ try {
     allowPrivateNetwork: data.allowPrivateNetwork ?? false,
     ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
     daemonSigner: true,
+    ...(data.delivery === undefined ? {} : { delivery: data.delivery }), // --- auth proxy ---
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {

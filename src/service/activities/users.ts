@@ -46,7 +46,7 @@ export const MAX_AUTHENTICATORS = 10;
 
 // ---- small validators ----
 
-const E164_RE = /^\+[1-9][0-9]{1,14}$/;
+export const E164_RE = /^\+[1-9][0-9]{1,14}$/;
 // Deliberately loose (RFC 5322 is not worth matching): one @, no spaces, a dot in the domain.
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -58,7 +58,7 @@ function optPhone(p: Params, key: string, prefix: string): string | undefined {
   return v;
 }
 
-function checkEmail(v: string, field: string): string {
+export function checkEmail(v: string, field: string): string {
   if (!EMAIL_RE.test(v)) throw invalid(field, 'must be an email address');
   return v;
 }

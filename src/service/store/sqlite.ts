@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
+import { authProxyParts } from './authProxy.js'; // --- auth proxy ---
 import type {
   ActivityRecord,
   ActivityStatus,
@@ -419,7 +420,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const admin = adminParts(db, toKey); // --- administration ---
   const imports = importParts(db); // --- key and wallet import ---
   const webhooks = webhooksParts(db); // --- webhooks ---
+  const authProxy = authProxyParts(db); // --- auth proxy ---
   const tx: StoreTx = {
+    ...authProxy.tx, // --- auth proxy ---
     ...webhooks.tx, // --- webhooks ---
     ...admin.tx, // --- administration ---
     ...imports.tx, // --- key and wallet import ---
@@ -640,6 +643,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const store: Store = {
+    ...authProxy.read, // --- auth proxy ---
     ...webhooks.read, // --- webhooks ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
