@@ -12,7 +12,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
 import {
@@ -20,6 +19,7 @@ import {
   verifyOtpVerificationToken,
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
+import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
 import { newApiKey, type ApiKeyPair } from './helpers/api-key.js';
@@ -28,8 +28,7 @@ import { codeHash } from '../src/service/activities/otp.js';
 import { proxyKeyAad } from '../src/service/activities/authProxy.js';
 
 let h: EmbeddedHarness;
-let smtp: SMTPServer;
-const mails: { to: string; text: string }[] = [];
+let smtp: SmtpSink;
 const logLines: string[] = [];
 let keys: Record<string, string>;
 let org: string;
@@ -45,18 +44,6 @@ const result = (r: { json: Record<string, unknown> }, key: string) =>
     string
   >;
 
-async function nextMail(to: string): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const m = mails.find((x) => x.to === to);
-    if (m !== undefined) {
-      mails.splice(mails.indexOf(m), 1);
-      return m.text;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`no mail to ${to}`);
-}
-
 async function initOtp(contact: string): Promise<{ otpId: string; bundle: string; code: string }> {
   const r = await submit('init_otp', 'ACTIVITY_TYPE_INIT_OTP_V3', {
     otpType: 'OTP_TYPE_EMAIL',
@@ -65,7 +52,7 @@ async function initOtp(contact: string): Promise<{ otpId: string; bundle: string
   });
   expect(r.status, JSON.stringify(r.json)).toBe(200);
   const res = result(r, 'initOtpResultV2');
-  const text = await nextMail(contact);
+  const text = await smtp.take(contact);
   const code = /code is ([0-9A-Z]+)/.exec(text)?.[1] as string;
   secretsSeen.push(code);
   return { otpId: res.otpId as string, bundle: res.otpEncryptionTargetBundle as string, code };
@@ -109,22 +96,8 @@ async function subOrgWith(email: string): Promise<{ orgId: string; userId: strin
 }
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        for (const rcpt of session.envelope.rcptTo) mails.push({ to: rcpt.address, text: raw });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  const port = (smtp.server.address() as { port: number }).port;
+  smtp = await startSmtpSink();
+  const port = smtp.port;
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
       logLines.push(chunk.toString('utf8'));
@@ -142,7 +115,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  await new Promise<void>((r) => smtp.close(() => r()));
+  await smtp?.close();
 });
 
 describe('auth proxy configuration', () => {
@@ -209,7 +182,7 @@ describe('auth proxy configuration', () => {
       proxyKey,
     );
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
-    await nextMail('policy@example.com');
+    await smtp.take('policy@example.com');
     const denied = await submit(
       'create_wallet',
       'ACTIVITY_TYPE_CREATE_WALLET',
