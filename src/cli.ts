@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.js';
 import { createLogger } from './logger.js';
-import { CountersignError, isCountersignError, toRpcStatus } from './shared/errors.js';
+import { CountersignError, isCountersignError } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
 import {
   openEmbeddedService,
@@ -83,17 +83,6 @@ function deliveryOf(config: Config): DeliveryOptions {
 }
 // --- end auth proxy ---
 
-/** A listener for the auth proxy: health now, the /v1 endpoints when the proxy lands. */
-function proxyHandler(): (req: { path: string }) => Promise<{ status: number; body: Uint8Array }> {
-  return async (req) => {
-    const e = new CountersignError(
-      'ROUTE_NOT_FOUND',
-      `auth proxy endpoint ${req.path} is not served by this version`,
-    );
-    return { status: 404, body: Buffer.from(JSON.stringify(toRpcStatus(e))) };
-  };
-}
-
 let daemonMetricsSource: (() => string) | undefined;
 const daemonMetrics = () => daemonMetricsSource?.() ?? '';
 
@@ -111,7 +100,6 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   let credentials: Credentials | undefined;
   let sponsorAddress: string | undefined;
   let api: HttpListener | undefined;
-  let proxy: HttpListener | undefined;
   let probe: (() => Promise<boolean>) | undefined;
   // Checked before anything starts: an exposed listener without TLS, a bad callers file.
   assertGrpcListenerSecure({
@@ -148,6 +136,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         allowPrivateNetwork: config.allowPrivateNetwork,
         webhookMaxAgeMs: config.webhookMaxAgeMs,
         delivery: deliveryOf(config), // --- auth proxy ---
+        authProxyListen: { host: config.proxyListen.host, port: config.proxyListen.port }, // --- auth proxy ---
       },
       {
         logger,
@@ -177,15 +166,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       logger: logger.child({ module: 'http' }),
     });
     closers.unshift(() => (api as HttpListener).close());
-    proxy = await startHttpServer({
-      name: 'proxy',
-      host: config.proxyListen.host,
-      port: config.proxyListen.port,
-      handler: proxyHandler(),
-      probe,
-      logger: logger.child({ module: 'proxy' }),
-    });
-    closers.unshift(() => (proxy as HttpListener).close());
+    // --- auth proxy --- the proxy listener now runs in the service worker (src/proxy).
   }
   const client = new PublicApiClient({ transport, stamper, organizationId });
   const daemon: RunningDaemon = await startDaemon({
@@ -227,7 +208,8 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   const ready = {
     grpc: daemon.address,
     ...(api === undefined ? {} : { api: `http://${api.address}` }),
-    ...(proxy === undefined ? {} : { proxy: `http://${proxy.address}` }),
+    // --- auth proxy --- served by the service worker on the configured address.
+    ...(api === undefined ? {} : { proxy: `http://${fmt(config.proxyListen)}` }),
     ...(config.apiUrl === undefined ? {} : { remoteApi: config.apiUrl }),
     organizationId,
     ...(credentials === undefined

@@ -35,6 +35,8 @@ import { ensureWebhookSigningKey, rotateWebhookSigningKey } from './webhooks/sig
 import { attachAuthContext, type AuthContext } from './authProxy/context.js'; // --- auth proxy ---
 import { smtpSender, twilioSender } from './authProxy/delivery.js'; // --- auth proxy ---
 import type { OutboundPolicy } from '../shared/outbound/guard.js'; // --- auth proxy ---
+import { startAuthProxy, type AuthProxyListener } from '../proxy/proxy.js'; // --- auth proxy ---
+import { inProcessTransport } from '../client/in-process-transport.js'; // --- auth proxy ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -79,6 +81,8 @@ export interface EmbeddedServiceOptions {
   readonly webhooks?: WebhookDeliveryOptions;
   /** --- auth proxy --- where OTP codes go (no SMTP: email OTPs are refused; no SMS: texts are). */
   readonly delivery?: DeliveryOptions;
+  /** --- auth proxy --- `--proxy-listen`: serve the auth proxy there (it holds the vault, so it runs here). */
+  readonly authProxyListen?: { readonly host: string; readonly port: number } | undefined;
 }
 
 // --- auth proxy ---
@@ -308,7 +312,20 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   attachWebhookContext(store, { policy, wake: () => dispatcher.wake() });
   // --- end webhooks ---
   attachAuthContext(store, authContextFor(opts.delivery ?? {}, policy)); // --- auth proxy ---
+  // --- auth proxy --- forwarding through src/client, like any other client of the public API.
+  const authProxy: AuthProxyListener | undefined =
+    opts.authProxyListen === undefined
+      ? undefined
+      : await startAuthProxy({
+          ...opts.authProxyListen,
+          store,
+          vault,
+          transport: inProcessTransport(handler),
+          logger: opts.logger.child({ module: 'proxy' }),
+        });
+  // --- end auth proxy ---
   const close = async () => {
+    await authProxy?.close(); // --- auth proxy ---
     await dispatcher.stop(); // --- webhooks ---
     await tracker.stop();
     await store.close();

@@ -16,6 +16,8 @@ export interface ServiceWorkerData {
   readonly webhookMaxAgeMs?: number;
   /** --- auth proxy --- OTP delivery settings (--smtp-*, --sms-*). */
   readonly delivery?: DeliveryOptions;
+  /** --- auth proxy --- `--proxy-listen` (the proxy runs on this thread, beside the vault). */
+  readonly authProxyListen?: { readonly host: string; readonly port: number };
 }
 
 export type HostMessage =

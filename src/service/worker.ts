@@ -26,6 +26,7 @@ try {
     ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
     daemonSigner: true,
     ...(data.delivery === undefined ? {} : { delivery: data.delivery }), // --- auth proxy ---
+    ...(data.authProxyListen === undefined ? {} : { authProxyListen: data.authProxyListen }), // --- auth proxy ---
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {
