@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.js';
 import { createLogger } from './logger.js';
-import { CountersignError, isCountersignError, toRpcStatus } from './shared/errors.js';
+import { CountersignError, isCountersignError } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
-import { openEmbeddedService, type Credentials, type EmbeddedService } from './service/embedded.js';
+import {
+  openEmbeddedService,
+  type Credentials,
+  type DeliveryOptions, // --- auth proxy ---
+  type EmbeddedService,
+} from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
@@ -70,19 +75,22 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     allowPrivateNetwork: config.allowPrivateNetwork,
     webhooks: { maxAgeMs: config.webhookMaxAgeMs },
     daemonSigner: true,
+    delivery: deliveryOf(config), // --- auth proxy ---
   });
 }
 
-/** A listener for the auth proxy: health now, the /v1 endpoints when the proxy lands. */
-function proxyHandler(): (req: { path: string }) => Promise<{ status: number; body: Uint8Array }> {
-  return async (req) => {
-    const e = new CountersignError(
-      'ROUTE_NOT_FOUND',
-      `auth proxy endpoint ${req.path} is not served by this version`,
-    );
-    return { status: 404, body: Buffer.from(JSON.stringify(toRpcStatus(e))) };
+// --- auth proxy ---
+function deliveryOf(config: Config): DeliveryOptions {
+  return {
+    smtpUrl: config.smtpUrl,
+    smtpFrom: config.smtpFrom,
+    smsUrl: config.smsUrl,
+    smsAccountSid: config.smsAccountSid,
+    smsAuthToken: config.smsAuthToken,
+    smsFrom: config.smsFrom,
   };
 }
+// --- end auth proxy ---
 
 let daemonMetricsSource: (() => string) | undefined;
 const daemonMetrics = () => daemonMetricsSource?.() ?? '';
@@ -115,7 +123,6 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   let credentials: Credentials | undefined;
   let sponsorAddress: string | undefined;
   let api: HttpListener | undefined;
-  let proxy: HttpListener | undefined;
   let probe: (() => Promise<boolean>) | undefined;
   // Checked before anything starts: an exposed listener without TLS, a bad callers file.
   assertGrpcListenerSecure({
@@ -153,6 +160,8 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         webhookMaxAgeMs: config.webhookMaxAgeMs,
         ...(config.consoleOrigin === undefined ? {} : { consoleOrigin: config.consoleOrigin }), // --- console ---
         serviceName: config.serviceName, // --- operability ---
+        delivery: deliveryOf(config), // --- auth proxy ---
+        authProxyListen: { host: config.proxyListen.host, port: config.proxyListen.port }, // --- auth proxy ---
       },
       {
         logger,
@@ -186,15 +195,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       logger: logger.child({ module: 'http' }),
     });
     closers.unshift(() => (api as HttpListener).close());
-    proxy = await startHttpServer({
-      name: 'proxy',
-      host: config.proxyListen.host,
-      port: config.proxyListen.port,
-      handler: proxyHandler(),
-      probe,
-      logger: logger.child({ module: 'proxy' }),
-    });
-    closers.unshift(() => (proxy as HttpListener).close());
+    // --- auth proxy --- the proxy listener now runs in the service worker (src/proxy).
   }
   const client = new PublicApiClient({ transport, stamper, organizationId });
   const daemon: RunningDaemon = await startDaemon({
@@ -249,8 +250,9 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   const ready = {
     grpc: daemon.address,
     ...(api === undefined ? {} : { api: `http://${api.address}` }),
-    ...(proxy === undefined ? {} : { proxy: `http://${proxy.address}` }),
     ...(metricsListener === undefined ? {} : { metrics: `http://${metricsListener.address}` }), // --- operability ---
+    // --- auth proxy --- served by the service worker on the configured address.
+    ...(api === undefined ? {} : { proxy: `http://${fmt(config.proxyListen)}` }),
     ...(config.apiUrl === undefined ? {} : { remoteApi: config.apiUrl }),
     organizationId,
     ...(credentials === undefined

@@ -34,6 +34,14 @@ export interface Config {
   readonly allowPrivateNetwork: boolean;
   /** How long a webhook delivery is retried before it is marked failed (default 24 h). */
   readonly webhookMaxAgeMs: number;
+  // --- auth proxy ---
+  readonly smtpUrl: string | undefined;
+  readonly smtpFrom: string | undefined;
+  readonly smsUrl: string;
+  readonly smsAccountSid: string | undefined;
+  readonly smsAuthToken: string | undefined;
+  readonly smsFrom: string | undefined;
+  // --- end auth proxy ---
   /** gRPC TLS: server certificate and key files; with `grpcClientCa`, clients need a certificate (mTLS). */
   readonly grpcTlsCert: string | undefined;
   readonly grpcTlsKey: string | undefined;
@@ -277,6 +285,44 @@ export const SETTINGS = [
     help: 'the service name on metrics (label `service`) and on spans',
   },
   // --- end operability ---
+  // --- auth proxy --- delivery of OTP codes (issue 13)
+  {
+    flag: 'smtp-url',
+    env: 'COUNTERSIGN_SMTP_URL',
+    key: 'smtpUrl',
+    def: '',
+    help: 'SMTP server for email OTPs: smtps://user:pass@host:465 or smtp://… (STARTTLS when offered)',
+  },
+  { flag: 'smtp-from', env: 'COUNTERSIGN_SMTP_FROM', key: 'smtpFrom', def: '', help: 'sender of OTP mails' },
+  {
+    flag: 'sms-url',
+    env: 'COUNTERSIGN_SMS_URL',
+    key: 'smsUrl',
+    def: 'https://api.twilio.com',
+    help: "base URL of the SMS provider's Twilio-compatible Messages API",
+  },
+  {
+    flag: 'sms-account-sid',
+    env: 'COUNTERSIGN_SMS_ACCOUNT_SID',
+    key: 'smsAccountSid',
+    def: '',
+    help: 'SMS account SID',
+  },
+  {
+    flag: 'sms-auth-token',
+    env: 'COUNTERSIGN_SMS_AUTH_TOKEN',
+    key: 'smsAuthToken',
+    def: '',
+    help: 'SMS auth token',
+  },
+  {
+    flag: 'sms-from',
+    env: 'COUNTERSIGN_SMS_FROM',
+    key: 'smsFrom',
+    def: '',
+    help: 'sender number of OTP texts (E.164)',
+  },
+  // --- end auth proxy ---
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -464,6 +510,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
     allowPrivateNetwork: booleanSetting(str('allowPrivateNetwork'), '--allow-private-network'),
     webhookMaxAgeMs: atLeastOne(str('webhookMaxAgeSeconds'), '--webhook-max-age-seconds') * 1000,
+    // --- auth proxy ---
+    smtpUrl: opt('smtpUrl'),
+    smtpFrom: opt('smtpFrom'),
+    smsUrl: str('smsUrl'),
+    smsAccountSid: opt('smsAccountSid'),
+    smsAuthToken: opt('smsAuthToken'),
+    smsFrom: opt('smsFrom'),
+    // --- end auth proxy ---
     grpcTlsCert: opt('grpcTlsCert'),
     grpcTlsKey: opt('grpcTlsKey'),
     grpcClientCa: opt('grpcClientCa'),

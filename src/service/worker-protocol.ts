@@ -1,7 +1,7 @@
 /** Messages between `countersign serve` and the service worker thread. */
 import type { DaemonSignerCredentials } from './daemonSigner.js';
 import type { MetricFamilies } from '../observability/metrics.js';
-import type { Credentials } from './embedded.js';
+import type { Credentials, DeliveryOptions } from './embedded.js';
 
 export interface ServiceWorkerData {
   readonly dataDir: string;
@@ -19,6 +19,10 @@ export interface ServiceWorkerData {
   readonly consoleOrigin?: string; // --- console ---
   /** `--service-name`: the `service` label on this thread's metric families. */
   readonly serviceName?: string;
+  /** --- auth proxy --- OTP delivery settings (--smtp-*, --sms-*). */
+  readonly delivery?: DeliveryOptions;
+  /** --- auth proxy --- `--proxy-listen` (the proxy runs on this thread, beside the vault). */
+  readonly authProxyListen?: { readonly host: string; readonly port: number };
 }
 
 export type HostMessage =

@@ -30,6 +30,8 @@ try {
     ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
     ...(data.consoleOrigin === undefined ? {} : { consoleOrigin: data.consoleOrigin }), // --- console ---
     daemonSigner: true,
+    ...(data.delivery === undefined ? {} : { delivery: data.delivery }), // --- auth proxy ---
+    ...(data.authProxyListen === undefined ? {} : { authProxyListen: data.authProxyListen }), // --- auth proxy ---
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {

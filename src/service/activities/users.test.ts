@@ -3,7 +3,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../shared/errors.js';
-import { parseApiPublicKey, parseAttestation, verifyVerificationToken } from './users.js';
+import { parseApiPublicKey, parseAttestation } from './users.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -52,49 +52,5 @@ describe('parseApiPublicKey', () => {
     expect(() => parseApiPublicKey(hex(p256.getPublicKey(sk, true)), 'API_KEY_CURVE_ED25519', 'f')).toThrow(
       CountersignError,
     );
-  });
-});
-
-describe('verifyVerificationToken', () => {
-  const sk = p256.utils.randomSecretKey();
-  const pub = hex(p256.getPublicKey(sk, false));
-  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const sign = (claims: unknown, key = sk, header: unknown = { alg: 'ES256', typ: 'JWT' }) => {
-    const input = `${enc(header)}.${enc(claims)}`;
-    return `${input}.${Buffer.from(p256.sign(Buffer.from(input), key, { prehash: true })).toString('base64url')}`;
-  };
-  const claims = {
-    id: 'a',
-    verification_type: 'OTP_TYPE_EMAIL',
-    contact: 'x@example.com',
-    organization_id: 'o',
-    public_key: '',
-    exp: '2000',
-  };
-  const verify = (token: string, nowMs = 1000) =>
-    verifyVerificationToken({ token, signerPublicKey: pub, nowMs, field: 'parameters.verificationToken' });
-
-  it('returns the claims of a token the service key signed', () => {
-    expect(verify(sign(claims))).toEqual({
-      id: 'a',
-      verificationType: 'OTP_TYPE_EMAIL',
-      contact: 'x@example.com',
-      organizationId: 'o',
-      publicKey: '',
-      expiresAtMs: 2000,
-    });
-  });
-
-  it('refuses another signer, an expired token, a missing claim, exp in seconds as a number, alg none', () => {
-    const cases = [
-      sign(claims, p256.utils.randomSecretKey()),
-      sign({ ...claims, exp: '999' }),
-      sign({ ...claims, contact: undefined }),
-      sign({ ...claims, exp: 2000 }),
-      sign(claims, sk, { alg: 'none' }),
-      'a.b',
-    ];
-    for (const t of cases)
-      expect(() => verify(t)).toThrow(/parameters\.verificationToken: invalid verification token/);
   });
 });

@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { bytesToHex, hexToBytes, utf8 } from '../../shared/encoding.js';
+import { bytesToHex, hexToBytes } from '../../shared/encoding.js';
 import { isValidPublicKey } from '../../shared/secp256k1.js';
 import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { verifyVerificationToken } from '../keys/jwt.js';
 import {
   API_KEY_CURVES,
   INVITATION_ACCESS_TYPES,
@@ -46,7 +47,7 @@ export const MAX_AUTHENTICATORS = 10;
 
 // ---- small validators ----
 
-const E164_RE = /^\+[1-9][0-9]{1,14}$/;
+export const E164_RE = /^\+[1-9][0-9]{1,14}$/;
 // Deliberately loose (RFC 5322 is not worth matching): one @, no spaces, a dot in the domain.
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -58,7 +59,7 @@ function optPhone(p: Params, key: string, prefix: string): string | undefined {
   return v;
 }
 
-function checkEmail(v: string, field: string): string {
+export function checkEmail(v: string, field: string): string {
   if (!EMAIL_RE.test(v)) throw invalid(field, 'must be an email address');
   return v;
 }
@@ -495,74 +496,6 @@ const updateUser = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
 
 // ---- verification tokens (turnkey-api.md 9.2) ----
 
-export interface VerificationClaims {
-  readonly id: string;
-  readonly verificationType: string;
-  readonly contact: string;
-  readonly organizationId: string;
-  readonly publicKey: string;
-  readonly expiresAtMs: number;
-}
-
-/**
- * Verifies a verification token: a compact ES256 JWT (RFC 7515/7518: raw r‖s over SHA-256 of
- * `header.payload`) signed by the service's own P-256 key, with the six string claims of
- * turnkey-api.md 9.2 (`exp` in milliseconds) and not yet expired. Every failure names `field`.
- */
-export function verifyVerificationToken(input: {
-  readonly token: string;
-  /** The service signer's public key, SEC1 hex (compressed or uncompressed). */
-  readonly signerPublicKey: string;
-  readonly nowMs: number;
-  readonly field: string;
-}): VerificationClaims {
-  const { token, field } = input;
-  const bad = (reason: string): CountersignError => invalid(field, `invalid verification token: ${reason}`);
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((x) => !/^[A-Za-z0-9_-]+$/.test(x)))
-    throw bad('must be a compact JWT (three base64url parts)');
-  const [h, pl, sg] = parts as [string, string, string];
-  const json = (s: string, what: string): Params => {
-    try {
-      return asObject(JSON.parse(Buffer.from(s, 'base64url').toString('utf8')), what);
-    } catch {
-      throw bad(`${what} is not base64url-encoded JSON`);
-    }
-  };
-  const header = json(h, 'header');
-  if (header.alg !== 'ES256') throw bad("header alg must be 'ES256'");
-  const sig = new Uint8Array(Buffer.from(sg, 'base64url'));
-  if (sig.length !== 64) throw bad('signature must be 64 bytes (r‖s)');
-  let ok = false;
-  try {
-    ok = p256.verify(sig, utf8(`${h}.${pl}`), hexToBytes(input.signerPublicKey, 'signerPublicKey'), {
-      prehash: true,
-      lowS: false,
-    });
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw bad('signature does not verify against the service key');
-  const claims = json(pl, 'payload');
-  const claim = (k: string): string => {
-    const v = claims[k];
-    if (typeof v !== 'string') throw bad(`claim '${k}' must be a string`);
-    return v;
-  };
-  const exp = claim('exp');
-  if (!/^[0-9]{1,16}$/.test(exp)) throw bad("claim 'exp' must be milliseconds since the epoch");
-  const expiresAtMs = Number(exp);
-  if (expiresAtMs <= input.nowMs) throw bad('token has expired');
-  return {
-    id: claim('id'),
-    verificationType: claim('verification_type'),
-    contact: claim('contact'),
-    organizationId: claim('organization_id'),
-    publicKey: claim('public_key'),
-    expiresAtMs,
-  };
-}
-
 /**
  * Checks `parameters.verificationToken` (when given) for a contact change: issued by this service
  * for this organization (or its parent), of `type`, for exactly `contact`. True when a token was given.
@@ -589,7 +522,7 @@ async function checkContactToken(
     nowMs: ctx.nowMs,
     field,
   });
-  if (claims.verificationType !== type)
+  if (claims.verification_type !== type)
     throw invalid(field, `invalid verification token: verification_type must be ${type}`);
   const same =
     contact !== null &&
@@ -598,7 +531,7 @@ async function checkContactToken(
       : claims.contact === contact);
   if (!same) throw invalid(field, `invalid verification token: its contact is not ${contactField}`);
   const org = ctx.organization;
-  if (claims.organizationId !== org.id && claims.organizationId !== org.parentId)
+  if (claims.organization_id !== org.id && claims.organization_id !== org.parentId)
     throw invalid(field, 'invalid verification token: issued for another organization');
   return true;
 }

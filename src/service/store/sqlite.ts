@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
+import { authProxyParts } from './authProxy.js'; // --- auth proxy ---
 import type {
   ActivityRecord,
   ActivityStatus,
@@ -420,7 +421,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const admin = adminParts(db, toKey); // --- administration ---
   const imports = importParts(db); // --- key and wallet import ---
   const webhooks = webhooksParts(db); // --- webhooks ---
+  const authProxy = authProxyParts(db); // --- auth proxy ---
   const tx: StoreTx = {
+    ...authProxy.tx, // --- auth proxy ---
     ...webhooks.tx, // --- webhooks ---
     ...admin.tx, // --- administration ---
     ...imports.tx, // --- key and wallet import ---
@@ -644,6 +647,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const store: Store = {
+    ...authProxy.read, // --- auth proxy ---
     ...webhooks.read, // --- webhooks ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
