@@ -1,17 +1,20 @@
 # syntax=docker/dockerfile:1
-# Build stage: compiles the native addons (better-sqlite3, secp256k1) and type-checks the sources.
-FROM node:20-bookworm AS build
+# Build stage: compiles the native addons (better-sqlite3, secp256k1), type-checks and compiles the
+# TypeScript to JavaScript, then drops everything the runtime does not need.
+FROM node:22-bookworm AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-# The anvil binary is an optional dependency for tests only; it stays out of the image
-# (--omit=optional would also drop esbuild's platform binary, which tsx needs at run time).
-RUN npm run typecheck && npm prune --omit=dev && rm -rf node_modules/@foundry-rs
+# `npm run build` type-checks as it compiles (tsconfig.build.json emits dist/src and dist/chains).
+# Pruning dev AND optional dependencies: typescript is kept by --omit=dev alone (it is an optional
+# peer of a runtime dependency), and the optional anvil binary is for tests only.
+RUN npm run build && npm prune --omit=dev --omit=optional \
+    && test ! -e node_modules/typescript && test ! -e node_modules/tsx && test ! -e node_modules/esbuild
 
-# Runtime stage: no compiler, no dev dependencies, a non-root user.
-FROM node:20-bookworm-slim
+# Runtime stage: Node 22 LTS, no compiler, no dev dependencies, a non-root user.
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     COUNTERSIGN_DATA_DIR=/data \
@@ -20,17 +23,18 @@ ENV NODE_ENV=production \
     COUNTERSIGN_PROXY_LISTEN=0.0.0.0:8081
 RUN groupadd --system countersign && useradd --system --gid countersign --home /app countersign \
     && mkdir -p /data && chown countersign:countersign /data
-COPY --from=build --chown=countersign:countersign /app/node_modules ./node_modules
-COPY --from=build --chown=countersign:countersign /app/package.json ./
-COPY --from=build --chown=countersign:countersign /app/bin ./bin
-COPY --from=build --chown=countersign:countersign /app/src ./src
-COPY --from=build --chown=countersign:countersign /app/chains ./chains
-COPY --from=build --chown=countersign:countersign /app/proto ./proto
-COPY --from=build --chown=countersign:countersign /app/contracts/build ./contracts/build
+# Code and dependencies belong to root (read-only to the service user); only /data is writable.
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/proto ./proto
+COPY --from=build /app/console/dist ./console/dist
 USER countersign
 VOLUME ["/data"]
 EXPOSE 50051 8080 8081
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# gRPC health, which every mode serves (remote mode opens no HTTP listener).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "bin/healthcheck.js"]
 ENTRYPOINT ["node", "bin/countersign.js"]
 CMD ["serve"]

@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.js';
 import { createLogger } from './logger.js';
-import { CountersignError, isCountersignError, toRpcStatus } from './shared/errors.js';
+import { CountersignError, isCountersignError } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
-import { openEmbeddedService, type Credentials, type EmbeddedService } from './service/embedded.js';
+import {
+  openEmbeddedService,
+  type Credentials,
+  type DeliveryOptions, // --- auth proxy ---
+  type EmbeddedService,
+} from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
@@ -17,6 +22,13 @@ import type { Transport } from './client/transport.js';
 import { assertGrpcListenerSecure, startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
 import { loadCallers, readApiKeyFile } from './daemon/callers.js';
 import { publicApiRoute, unservedRoute } from './service/api/routes.js';
+import { createInvite } from './service/console/cli-invite.js'; // --- console ---
+import { CONSOLE_REDEEM_PATH } from './service/console/invite.js'; // --- console ---
+// --- operability ---
+import type { MetricFamilies } from './observability/metrics.js';
+import { aggregateText, daemonMetrics as daemonFamilies, setServiceName } from './observability/metrics.js';
+import { startMetricsListener } from './observability/metrics-listener.js';
+// --- end operability ---
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
 
@@ -24,6 +36,8 @@ Usage:
   countersign serve [options]   start the gRPC signer, the public API and the auth proxy
                                 (with --api-url: the gRPC signer alone, against a remote API)
   countersign init [options]    initialize the data dir (organization, root API key, default wallet)
+  countersign console invite --user-name NAME [--root]
+                                print a one-time link that registers a passkey for the web console
   countersign --help
 
 Options (flag / environment variable / default):
@@ -62,19 +76,22 @@ async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedSer
     allowPrivateNetwork: config.allowPrivateNetwork,
     webhooks: { maxAgeMs: config.webhookMaxAgeMs },
     daemonSigner: true,
+    delivery: deliveryOf(config), // --- auth proxy ---
   });
 }
 
-/** A listener for the auth proxy: health now, the /v1 endpoints when the proxy lands. */
-function proxyHandler(): (req: { path: string }) => Promise<{ status: number; body: Uint8Array }> {
-  return async (req) => {
-    const e = new CountersignError(
-      'ROUTE_NOT_FOUND',
-      `auth proxy endpoint ${req.path} is not served by this version`,
-    );
-    return { status: 404, body: Buffer.from(JSON.stringify(toRpcStatus(e))) };
+// --- auth proxy ---
+function deliveryOf(config: Config): DeliveryOptions {
+  return {
+    smtpUrl: config.smtpUrl,
+    smtpFrom: config.smtpFrom,
+    smsUrl: config.smsUrl,
+    smsAccountSid: config.smsAccountSid,
+    smsAuthToken: config.smsAuthToken,
+    smsFrom: config.smsFrom,
   };
 }
+// --- end auth proxy ---
 
 let daemonMetricsSource: (() => string) | undefined;
 const daemonMetrics = () => daemonMetricsSource?.() ?? '';
@@ -87,13 +104,26 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       'allow-private-network is on: outbound calls (webhooks, OIDC, OAuth) may use http and reach loopback and private addresses; never use this in production',
     );
   const closers: (() => Promise<void>)[] = [];
+  // --- operability ---
+  setServiceName(config.serviceName);
+  daemonFamilies();
+  // The service thread's metrics (its prom-client families as data, its hand-written text).
+  let serviceMetrics: () => Promise<{ text: string; families: MetricFamilies }> = async () => ({
+    text: '',
+    families: [],
+  });
+  /** Both threads' families aggregated, then the hand-written sections (disjoint names). */
+  const scrape = async () => {
+    const s = await serviceMetrics();
+    return (await aggregateText(s.families.length === 0 ? [] : [s.families])) + s.text + daemonMetrics();
+  };
+  // --- end operability ---
   let transport: Transport;
   let stamper: ApiKeyStamper;
   let organizationId: string;
   let credentials: Credentials | undefined;
   let sponsorAddress: string | undefined;
   let api: HttpListener | undefined;
-  let proxy: HttpListener | undefined;
   let probe: (() => Promise<boolean>) | undefined;
   // Checked before anything starts: an exposed listener without TLS, a bad callers file.
   assertGrpcListenerSecure({
@@ -130,6 +160,10 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         chainRpc: [...config.chainRpc],
         allowPrivateNetwork: config.allowPrivateNetwork,
         webhookMaxAgeMs: config.webhookMaxAgeMs,
+        ...(config.consoleOrigin === undefined ? {} : { consoleOrigin: config.consoleOrigin }), // --- console ---
+        serviceName: config.serviceName, // --- operability ---
+        delivery: deliveryOf(config), // --- auth proxy ---
+        authProxyListen: { host: config.proxyListen.host, port: config.proxyListen.port }, // --- auth proxy ---
       },
       {
         logger,
@@ -138,6 +172,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       },
     );
     closers.push(() => service.close());
+    serviceMetrics = () => service.metrics(); // --- operability ---
     credentials = service.credentials;
     sponsorAddress = service.sponsorAddress;
     organizationId = credentials.organizationId;
@@ -149,25 +184,20 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       host: config.apiListen.host,
       port: config.apiListen.port,
       handler: service.handler,
-      metrics: async () => (await service.metrics()) + daemonMetrics(),
+      // An alias of --metrics-listen's /metrics, kept for existing scrapers (this listener's own
+      // refusal counters are appended by the listener).
+      metrics: scrape,
       probe,
-      routeExists: publicApiRoute,
+      routeExists: (path) => publicApiRoute(path) || path === CONSOLE_REDEEM_PATH, // --- console ---
       unservedRoute,
+      console: true, // --- console ---
       maxInFlight: config.apiMaxInFlight,
       maxBodyBytes: config.apiMaxBodyBytes,
       rateLimitPerKey: config.apiRateLimitPerKey,
       logger: logger.child({ module: 'http' }),
     });
     closers.unshift(() => (api as HttpListener).close());
-    proxy = await startHttpServer({
-      name: 'proxy',
-      host: config.proxyListen.host,
-      port: config.proxyListen.port,
-      handler: proxyHandler(),
-      probe,
-      logger: logger.child({ module: 'proxy' }),
-    });
-    closers.unshift(() => (proxy as HttpListener).close());
+    // --- auth proxy --- the proxy listener now runs in the service worker (src/proxy).
   }
   const client = new PublicApiClient({ transport, stamper, organizationId });
   const daemon: RunningDaemon = await startDaemon({
@@ -201,6 +231,19 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         )),
   });
   daemonMetricsSource = () => daemon.metricsText();
+  // --- operability ---
+  const metricsListen = config.metricsListen;
+  const metricsListener =
+    metricsListen === undefined
+      ? undefined
+      : await startMetricsListener({
+          host: metricsListen.host,
+          port: metricsListen.port,
+          scrape: async () => (await scrape()) + (api?.metricsText() ?? ''),
+          logger,
+        });
+  if (metricsListener !== undefined) closers.unshift(() => metricsListener.close());
+  // --- end operability ---
   closers.unshift(
     () => daemon.close(),
     () => transport.close(),
@@ -209,7 +252,9 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   const ready = {
     grpc: daemon.address,
     ...(api === undefined ? {} : { api: `http://${api.address}` }),
-    ...(proxy === undefined ? {} : { proxy: `http://${proxy.address}` }),
+    ...(metricsListener === undefined ? {} : { metrics: `http://${metricsListener.address}` }), // --- operability ---
+    // --- auth proxy --- served by the service worker on the configured address.
+    ...(api === undefined ? {} : { proxy: `http://${fmt(config.proxyListen)}` }),
     ...(config.apiUrl === undefined ? {} : { remoteApi: config.apiUrl }),
     organizationId,
     ...(credentials === undefined
@@ -275,6 +320,34 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
   return 0;
 }
 
+// --- console ---
+async function consoleCommand(
+  config: Config,
+  args: readonly string[],
+  logger: Logger,
+  out: (line: string) => void,
+): Promise<number> {
+  if (args[0] !== 'invite' || config.userName === undefined) {
+    process.stderr.write('countersign: usage: countersign console invite --user-name NAME [--root]\n');
+    return 2;
+  }
+  const service = await openEmbedded(config, logger);
+  try {
+    const link = await createInvite(service, {
+      userName: config.userName,
+      root: config.root,
+      consoleOrigin: config.consoleOrigin,
+      apiListen: config.apiListen,
+    });
+    out(`Open this link within 15 minutes to register a passkey for ${config.userName} (it works once):`);
+    out(link);
+    return 0;
+  } finally {
+    await service.close();
+  }
+}
+// --- end console ---
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -296,6 +369,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await serve(parsed.config, logger, out);
       case 'init':
         return await init(parsed.config, logger, out);
+      // --- console ---
+      case 'console':
+        return await consoleCommand(parsed.config, parsed.args, logger, out);
+      // --- end console ---
       default:
         process.stderr.write(`countersign: unknown command '${parsed.command}'\n\n${USAGE}`);
         return 2;

@@ -36,6 +36,14 @@ export interface Config {
   readonly allowPrivateNetwork: boolean;
   /** How long a webhook delivery is retried before it is marked failed (default 24 h). */
   readonly webhookMaxAgeMs: number;
+  // --- auth proxy ---
+  readonly smtpUrl: string | undefined;
+  readonly smtpFrom: string | undefined;
+  readonly smsUrl: string;
+  readonly smsAccountSid: string | undefined;
+  readonly smsAuthToken: string | undefined;
+  readonly smsFrom: string | undefined;
+  // --- end auth proxy ---
   /** gRPC TLS: server certificate and key files; with `grpcClientCa`, clients need a certificate (mTLS). */
   readonly grpcTlsCert: string | undefined;
   readonly grpcTlsKey: string | undefined;
@@ -53,6 +61,18 @@ export interface Config {
   readonly apiRateLimitPerKey: number;
   /** Only from the environment (never a flag: a flag shows in `ps`). */
   readonly masterKey: string | undefined;
+  // --- console ---
+  /** `--console-origin`: where the console is served (its host is the passkey relying-party id). */
+  readonly consoleOrigin: string | undefined;
+  /** `console invite`: the user to invite and whether a new one joins the root quorum. */
+  readonly userName: string | undefined;
+  readonly root: boolean;
+  // --- end console ---
+  // --- operability ---
+  /** `--metrics-listen`: the Prometheus listener; undefined = off. */
+  readonly metricsListen: ListenAddress | undefined;
+  readonly serviceName: string;
+  // --- end operability ---
 }
 
 /** One row per setting: flag, environment variable, config-file key, default, description. */
@@ -234,6 +254,84 @@ export const SETTINGS = [
     def: '86400',
     help: 'how long a webhook delivery is retried before it is marked failed, in seconds',
   },
+  // --- console ---
+  {
+    flag: 'console-origin',
+    env: 'COUNTERSIGN_CONSOLE_ORIGIN',
+    key: 'consoleOrigin',
+    def: '',
+    help: 'origin the web console is served at (https://host[:port]; its host is the passkey rpId); default: http://localhost:<api port>',
+  },
+  {
+    flag: 'user-name',
+    env: 'COUNTERSIGN_USER_NAME',
+    key: 'userName',
+    def: '',
+    help: 'console invite: the user to invite (created when missing)',
+  },
+  {
+    flag: 'root',
+    env: 'COUNTERSIGN_ROOT',
+    key: 'root',
+    def: 'false',
+    help: 'console invite: a user created by the invite joins the root quorum',
+    boolean: true,
+  },
+  // --- end console ---
+  // --- operability ---
+  {
+    flag: 'metrics-listen',
+    env: 'COUNTERSIGN_METRICS_LISTEN',
+    key: 'metricsListen',
+    def: '',
+    help: 'Prometheus /metrics listener (host:port, e.g. 127.0.0.1:9464); off when empty',
+  },
+  {
+    flag: 'service-name',
+    env: 'COUNTERSIGN_SERVICE_NAME',
+    key: 'serviceName',
+    def: 'countersign',
+    help: 'the service name on metrics (label `service`) and on spans',
+  },
+  // --- end operability ---
+  // --- auth proxy --- delivery of OTP codes (issue 13)
+  {
+    flag: 'smtp-url',
+    env: 'COUNTERSIGN_SMTP_URL',
+    key: 'smtpUrl',
+    def: '',
+    help: 'SMTP server for email OTPs: smtps://user:pass@host:465 or smtp://… (STARTTLS when offered)',
+  },
+  { flag: 'smtp-from', env: 'COUNTERSIGN_SMTP_FROM', key: 'smtpFrom', def: '', help: 'sender of OTP mails' },
+  {
+    flag: 'sms-url',
+    env: 'COUNTERSIGN_SMS_URL',
+    key: 'smsUrl',
+    def: 'https://api.twilio.com',
+    help: "base URL of the SMS provider's Twilio-compatible Messages API",
+  },
+  {
+    flag: 'sms-account-sid',
+    env: 'COUNTERSIGN_SMS_ACCOUNT_SID',
+    key: 'smsAccountSid',
+    def: '',
+    help: 'SMS account SID',
+  },
+  {
+    flag: 'sms-auth-token',
+    env: 'COUNTERSIGN_SMS_AUTH_TOKEN',
+    key: 'smsAuthToken',
+    def: '',
+    help: 'SMS auth token',
+  },
+  {
+    flag: 'sms-from',
+    env: 'COUNTERSIGN_SMS_FROM',
+    key: 'smsFrom',
+    def: '',
+    help: 'sender number of OTP texts (E.164)',
+  },
+  // --- end auth proxy ---
 ] as const;
 
 type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -288,6 +386,18 @@ function parseChainRpc(entries: readonly string[], field: string): Map<string, s
   return out;
 }
 
+// --- operability ---
+function serviceName(value: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9_.-]{0,62}$/.test(value))
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--service-name: 1 to 63 letters, digits, dot, dash or underscore, starting with a letter',
+      { field: 'service-name' },
+    );
+  return value;
+}
+// --- end operability ---
+
 function booleanSetting(value: string, field: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0' || value === '') return false;
@@ -306,10 +416,47 @@ function positiveInt(value: string, field: string): number {
   return Number(value);
 }
 
+// --- console ---
+/** `--console-origin`: an origin (scheme, host, optional port; no path), normalized. */
+function consoleOrigin(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: must be an origin such as https://console.example.com',
+      { field: 'console-origin' },
+    );
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: must be http(s)://host[:port] without a path',
+      { field: 'console-origin' },
+    );
+  if (/^[0-9.]+$/.test(url.hostname) || url.hostname.startsWith('['))
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      '--console-origin: WebAuthn refuses IP addresses as relying-party ids; use a host name',
+      { field: 'console-origin' },
+    );
+  return url.origin;
+}
+// --- end console ---
+
 export interface ParsedCommandLine {
   readonly command: string | undefined;
   readonly help: boolean;
   readonly config: Config;
+  /** Positionals after the command (`console invite`). */
+  readonly args: readonly string[]; // --- console ---
 }
 
 /** Parses argv (without node and script) and the environment into a command and its config. */
@@ -384,6 +531,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     maxClockSkewMs: positiveInt(str('maxClockSkewMs'), '--max-clock-skew-ms'),
     allowPrivateNetwork: booleanSetting(str('allowPrivateNetwork'), '--allow-private-network'),
     webhookMaxAgeMs: atLeastOne(str('webhookMaxAgeSeconds'), '--webhook-max-age-seconds') * 1000,
+    // --- auth proxy ---
+    smtpUrl: opt('smtpUrl'),
+    smtpFrom: opt('smtpFrom'),
+    smsUrl: str('smsUrl'),
+    smsAccountSid: opt('smsAccountSid'),
+    smsAuthToken: opt('smsAuthToken'),
+    smsFrom: opt('smsFrom'),
+    // --- end auth proxy ---
     grpcTlsCert: opt('grpcTlsCert'),
     grpcTlsKey: opt('grpcTlsKey'),
     grpcClientCa: opt('grpcClientCa'),
@@ -396,6 +551,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     apiMaxBodyBytes: atLeastOne(str('apiMaxBodyBytes'), '--api-max-body-bytes'),
     apiRateLimitPerKey: positiveInt(str('apiRateLimitPerKey'), '--api-rate-limit-per-key'),
     masterKey: env.COUNTERSIGN_MASTER_KEY === '' ? undefined : env.COUNTERSIGN_MASTER_KEY,
+    // --- console ---
+    consoleOrigin: consoleOrigin(opt('consoleOrigin')),
+    userName: opt('userName'),
+    root: booleanSetting(str('root'), '--root'),
+    // --- end console ---
+    // --- operability ---
+    metricsListen:
+      opt('metricsListen') === undefined ? undefined : parseListen(str('metricsListen'), '--metrics-listen'),
+    serviceName: serviceName(str('serviceName')),
+    // --- end operability ---
   };
   if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))
     throw new CountersignError('CONFIG_INVALID', '--grpc-tls-cert and --grpc-tls-key go together', {
@@ -413,5 +578,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     throw new CountersignError('CONFIG_INVALID', `--log-level: '${config.logLevel}' is not a pino level`, {
       field: 'log-level',
     });
-  return { command: parsed.positionals[0], help: flags.help === true, config };
+  return {
+    command: parsed.positionals[0],
+    help: flags.help === true,
+    config,
+    args: parsed.positionals.slice(1), // --- console ---
+  };
 }

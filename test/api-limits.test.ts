@@ -55,7 +55,7 @@ describe('public API limits', () => {
       host: '127.0.0.1',
       port: 0,
       handler: service.handler,
-      metrics: () => service.metrics(),
+      metrics: async () => (await service.metrics()).text,
       probe: () => service.probe(1_000),
       routeExists: (p) =>
         p === '/public/v1/query/whoami' ||

@@ -37,6 +37,7 @@ import { signRawPayloads } from './sign-raw-payloads.js';
 import { signTransaction } from './sign-transaction.js';
 import { watchActivity } from './watch-activity.js';
 import { watchSendTransaction } from './watch-send-transaction.js';
+import { observeGrpcCall } from '../observability/metrics.js'; // --- operability ---
 
 export interface StartDaemonOptions {
   /** `host:port` (port 0 binds an ephemeral port) or `unix:/path/to.sock`. */
@@ -238,10 +239,17 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
       const boundLog = name === '' ? callLog : callLog.child({ caller: name });
       inFlight++;
       bump(perCaller, name, 1);
+      const started = process.hrtime.bigint();
       handler(ctx, { log: boundLog }, call.request)
         .then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err, boundLog)),
+          (res) => {
+            observeGrpcCall(method, call.request, started);
+            callback(null, res);
+          },
+          (err: unknown) => {
+            observeGrpcCall(method, call.request, started, err);
+            callback(toServiceError(err, boundLog));
+          },
         )
         .finally(() => {
           inFlight--;

@@ -11,7 +11,7 @@
  * build that holds the key, under the service signer key clients already pin.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { p256 } from '@noble/curves/nist.js';
@@ -224,7 +224,12 @@ export async function appProofsJson(
 
 // ---- the build statement ----
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The package root: the nearest directory above this file with a package.json (src/ or dist/src/). */
+const ROOT = ((): string => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
 
 function readOr(path: string, fallback: string): string {
   try {

@@ -33,6 +33,11 @@ import { attachWebhookContext } from './webhooks/context.js'; // --- webhooks --
 import { startWebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/dispatcher.js'; // --- webhooks ---
 import { WebhookMetrics } from './webhooks/metrics.js'; // --- webhooks ---
 import { ensureWebhookSigningKey, rotateWebhookSigningKey } from './webhooks/signingKeys.js'; // --- webhooks ---
+import { attachAuthContext, type AuthContext } from './authProxy/context.js'; // --- auth proxy ---
+import { smtpSender, twilioSender } from './authProxy/delivery.js'; // --- auth proxy ---
+import type { OutboundPolicy } from '../shared/outbound/guard.js'; // --- auth proxy ---
+import { startAuthProxy, type AuthProxyListener } from '../proxy/proxy.js'; // --- auth proxy ---
+import { inProcessTransport } from '../client/in-process-transport.js'; // --- auth proxy ---
 
 /** One account per supported chain (Tempo uses the Ethereum account). */
 export const DEFAULT_ACCOUNTS: readonly AccountSpec[] = [
@@ -73,6 +78,8 @@ export interface EmbeddedServiceOptions {
   readonly chainRpc?: ReadonlyMap<string, string> | undefined;
   /** `--allow-private-network`: the outbound guard lets http, loopback and private addresses through. */
   readonly allowPrivateNetwork?: boolean;
+  /** `--console-origin`: console invites register passkeys only from this origin. */
+  readonly consoleOrigin?: string; // --- console ---
   /**
    * Create (or load) the gRPC daemon's non-root signer user and its signing policy. `serve` and
    * `init` ask for it; a service embedded without the daemon (tests, tools) does not.
@@ -80,7 +87,44 @@ export interface EmbeddedServiceOptions {
   readonly daemonSigner?: boolean;
   /** Webhook delivery tuning (retry window, backoff, attempt deadline, lanes) and test seams. */
   readonly webhooks?: WebhookDeliveryOptions;
+  /** --- auth proxy --- where OTP codes go (no SMTP: email OTPs are refused; no SMS: texts are). */
+  readonly delivery?: DeliveryOptions;
+  /** --- auth proxy --- `--proxy-listen`: serve the auth proxy there (it holds the vault, so it runs here). */
+  readonly authProxyListen?: { readonly host: string; readonly port: number } | undefined;
 }
+
+// --- auth proxy ---
+export interface DeliveryOptions {
+  readonly smtpUrl?: string | undefined;
+  readonly smtpFrom?: string | undefined;
+  readonly smsUrl?: string | undefined;
+  readonly smsAccountSid?: string | undefined;
+  readonly smsAuthToken?: string | undefined;
+  readonly smsFrom?: string | undefined;
+}
+
+function authContextFor(d: DeliveryOptions, policy: OutboundPolicy): AuthContext {
+  const sms =
+    d.smsAccountSid !== undefined && d.smsAuthToken !== undefined && d.smsFrom !== undefined
+      ? twilioSender({
+          baseUrl: d.smsUrl ?? 'https://api.twilio.com',
+          accountSid: d.smsAccountSid,
+          authToken: d.smsAuthToken,
+          from: d.smsFrom,
+          policy,
+        })
+      : undefined;
+  if (d.smtpUrl !== undefined && d.smtpFrom === undefined)
+    throw new CountersignError('CONFIG_INVALID', '--smtp-url needs --smtp-from (the sender address)', {
+      field: 'smtp-from',
+    });
+  const email =
+    d.smtpUrl !== undefined && d.smtpFrom !== undefined
+      ? smtpSender({ url: d.smtpUrl, from: d.smtpFrom, policy })
+      : undefined;
+  return { policy, sendEmail: email, sendSms: sms };
+}
+// --- end auth proxy ---
 
 /** What an embedder may set of the webhook dispatcher (the rest comes from the service). */
 export type WebhookDeliveryOptions = Partial<
@@ -268,6 +312,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     metrics,
     maxRequestAgeMs: opts.maxRequestAgeMs ?? 60 * 60 * 1000,
     maxClockSkewMs: opts.maxClockSkewMs ?? 5 * 60 * 1000,
+    ...(opts.consoleOrigin === undefined ? {} : { consoleOrigins: [opts.consoleOrigin] }), // --- console ---
   });
   // --- eth send transaction --- chains, and the tracker that broadcasts and follows sends
   // (picking up what a previous run left pending); stopped before the store closes.
@@ -305,7 +350,21 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   });
   attachWebhookContext(store, { policy, wake: () => dispatcher.wake() });
   // --- end webhooks ---
+  attachAuthContext(store, authContextFor(opts.delivery ?? {}, policy)); // --- auth proxy ---
+  // --- auth proxy --- forwarding through src/client, like any other client of the public API.
+  const authProxy: AuthProxyListener | undefined =
+    opts.authProxyListen === undefined
+      ? undefined
+      : await startAuthProxy({
+          ...opts.authProxyListen,
+          store,
+          vault,
+          transport: inProcessTransport(handler),
+          logger: opts.logger.child({ module: 'proxy' }),
+        });
+  // --- end auth proxy ---
   const close = async () => {
+    await authProxy?.close(); // --- auth proxy ---
     await dispatcher.stop(); // --- webhooks ---
     await tracker.stop();
     await store.close();

@@ -5,8 +5,13 @@
  * and a new thread is started on the same data dir. After `maxRestarts` failed starts in a row the
  * host gives up and calls `onFatal` (the CLI exits non-zero so an orchestrator restarts the process).
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import type { MetricFamilies } from '../observability/metrics.js';
 import { CountersignError, toRpcStatus } from '../shared/errors.js';
 import type { RequestHandler, TransportResponse } from '../client/transport.js';
 import type { DaemonSignerCredentials } from './daemonSigner.js';
@@ -20,7 +25,8 @@ export interface ServiceWorker {
   readonly daemonSigner: DaemonSignerCredentials;
   /** The gas station's sponsor address (fund it to send sponsored batches). */
   readonly sponsorAddress: string;
-  metrics(): Promise<string>;
+  /** The thread's hand-written Prometheus text and its prom-client families (to aggregate). */
+  metrics(): Promise<{ readonly text: string; readonly families: MetricFamilies }>;
   /** True when a round trip through the service thread and its store answers within the deadline. */
   probe(deadlineMs?: number): Promise<boolean>;
   /** Lets in-flight requests finish, closes the store, stops the thread. */
@@ -37,9 +43,27 @@ export interface SupervisionOptions {
   readonly onSpawn?: (worker: Worker) => void;
 }
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
-// The sources are TypeScript run through tsx's loader; a worker needs the loader registered too.
-const BOOTSTRAP = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+// Compiled (the image): worker.js sits beside this file and runs as it is. From the sources: the
+// worker needs tsx's loader registered too, and tsx is resolved from this package, not from the
+// working directory (an eval'd worker resolves bare names against the cwd).
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER_URL = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url);
+
+function tsxApiUrl(): string {
+  if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
+  // Under a test runner without import.meta.resolve: the ESM entry its package.json exports.
+  const pkgJson = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as {
+    exports: { './esm/api': { import: { default: string } } };
+  };
+  return pathToFileURL(join(dirname(pkgJson), pkg.exports['./esm/api'].import.default)).href;
+}
+
+function newWorker(data: ServiceWorkerData): Worker {
+  if (COMPILED) return new Worker(WORKER_URL, { workerData: data });
+  const bootstrap = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
 
 type Pending = (m: WorkerMessage | undefined) => void;
 
@@ -56,7 +80,7 @@ function spawnThread(
   data: ServiceWorkerData,
   onSpawn: ((w: Worker) => void) | undefined,
 ): Promise<{ thread: Thread; ready: Extract<WorkerMessage, { kind: 'ready' }> }> {
-  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+  const worker = newWorker(data);
   onSpawn?.(worker);
   const thread: Thread = { worker, pending: new Map() };
   return new Promise((resolve, reject) => {
@@ -172,7 +196,7 @@ export async function startServiceWorker(
     },
     metrics: async () => {
       const r = await call({ kind: 'metrics', id: nextId++ });
-      return r?.kind === 'metrics' ? r.text : '';
+      return r?.kind === 'metrics' ? { text: r.text, families: r.families } : { text: '', families: [] };
     },
     probe: async (deadlineMs = 2_000) => {
       let timer: NodeJS.Timeout | undefined;

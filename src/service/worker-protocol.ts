@@ -1,6 +1,7 @@
 /** Messages between `countersign serve` and the service worker thread. */
 import type { DaemonSignerCredentials } from './daemonSigner.js';
-import type { Credentials } from './embedded.js';
+import type { MetricFamilies } from '../observability/metrics.js';
+import type { Credentials, DeliveryOptions } from './embedded.js';
 
 export interface ServiceWorkerData {
   readonly dataDir: string;
@@ -16,6 +17,14 @@ export interface ServiceWorkerData {
   readonly allowPrivateNetwork?: boolean;
   /** `--webhook-max-age-seconds`, in ms. */
   readonly webhookMaxAgeMs?: number;
+  /** `--console-origin`: the origin console passkeys are registered at. */
+  readonly consoleOrigin?: string; // --- console ---
+  /** `--service-name`: the `service` label on this thread's metric families. */
+  readonly serviceName?: string;
+  /** --- auth proxy --- OTP delivery settings (--smtp-*, --sms-*). */
+  readonly delivery?: DeliveryOptions;
+  /** --- auth proxy --- `--proxy-listen` (the proxy runs on this thread, beside the vault). */
+  readonly authProxyListen?: { readonly host: string; readonly port: number };
 }
 
 export type HostMessage =
@@ -39,6 +48,12 @@ export type WorkerMessage =
     }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'response'; readonly id: number; readonly status: number; readonly body: Uint8Array }
-  | { readonly kind: 'metrics'; readonly id: number; readonly text: string }
+  | {
+      readonly kind: 'metrics';
+      readonly id: number;
+      readonly text: string;
+      /** This thread's prom-client families, aggregated with the main thread's at the scrape. */
+      readonly families: MetricFamilies;
+    }
   | { readonly kind: 'pong'; readonly id: number; readonly ok: boolean }
   | { readonly kind: 'closed' };

@@ -6,12 +6,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { openEmbeddedService } from './embedded.js';
+import { stallPoint } from '../observability/failpoints.js';
+import { metricsJson, serviceMetrics, setServiceName } from '../observability/metrics.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('src/service/worker.ts must run in a worker thread');
 const data = workerData as ServiceWorkerData;
 const logger = createLogger(data.logLevel);
+if (data.serviceName !== undefined) setServiceName(data.serviceName);
+serviceMetrics(); // every service family shows from the first scrape
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 try {
@@ -25,7 +29,10 @@ try {
     chainRpc: new Map(data.chainRpc),
     allowPrivateNetwork: data.allowPrivateNetwork ?? false,
     ...(data.webhookMaxAgeMs === undefined ? {} : { webhooks: { maxAgeMs: data.webhookMaxAgeMs } }),
+    ...(data.consoleOrigin === undefined ? {} : { consoleOrigin: data.consoleOrigin }), // --- console ---
     daemonSigner: true,
+    ...(data.delivery === undefined ? {} : { delivery: data.delivery }), // --- auth proxy ---
+    ...(data.authProxyListen === undefined ? {} : { authProxyListen: data.authProxyListen }), // --- auth proxy ---
   });
   port.on('message', (m: HostMessage) => {
     switch (m.kind) {
@@ -47,10 +54,13 @@ try {
         );
         return;
       case 'metrics':
-        post({ kind: 'metrics', id: m.id, text: service.metrics.render() });
+        void metricsJson().then((families) =>
+          post({ kind: 'metrics', id: m.id, text: service.metrics.render(), families }),
+        );
         return;
       case 'ping':
         // A real round trip: this thread answers only after its store did.
+        stallPoint('stall-store'); // --- operability --- (tests only: see failpoints.ts)
         service.store.getOrganization(service.credentials.organizationId).then(
           (org) => post({ kind: 'pong', id: m.id, ok: org !== undefined }),
           (e: unknown) => {

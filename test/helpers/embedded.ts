@@ -13,6 +13,7 @@ import {
   openEmbeddedService,
   type EmbeddedService,
   type WebhookDeliveryOptions,
+  type DeliveryOptions,
 } from '../../src/service/embedded.js';
 import { startHttpServer, type HttpListener } from '../../src/service/api/http-server.js';
 import { createTestDatabase, type TestDatabase } from './pgdb.js';
@@ -71,6 +72,8 @@ export async function startEmbedded(
     /** `--allow-private-network` (webhooks to a receiver on loopback). */
     allowPrivateNetwork?: boolean;
     webhooks?: WebhookDeliveryOptions;
+    /** OTP delivery (--smtp-*, --sms-*). */
+    delivery?: DeliveryOptions;
   } = {},
 ): Promise<EmbeddedHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'countersign-test-'));
@@ -85,6 +88,7 @@ export async function startEmbedded(
     ...(opts.chainRpc === undefined ? {} : { chainRpc: opts.chainRpc }),
     ...(opts.allowPrivateNetwork === undefined ? {} : { allowPrivateNetwork: opts.allowPrivateNetwork }),
     ...(opts.webhooks === undefined ? {} : { webhooks: opts.webhooks }),
+    ...(opts.delivery === undefined ? {} : { delivery: opts.delivery }),
   });
   const http = await startHttpServer({
     host: '127.0.0.1',

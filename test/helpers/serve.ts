@@ -23,11 +23,22 @@ export interface ServeProcess {
   exited: Promise<number | string>;
 }
 
-export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+export interface ServeOptions {
+  /** Another `bin/countersign.js` (a production tree); default this checkout's. */
+  readonly bin?: string;
+  /** The working directory of the process; default the test's. */
+  readonly cwd?: string;
+}
+
+export function startServe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  opts: ServeOptions = {},
+): Promise<ServeProcess> {
   const proc = spawn(
     process.execPath,
     [
-      BIN,
+      opts.bin ?? BIN,
       'serve',
       '--grpc-listen',
       '127.0.0.1:0',
@@ -37,7 +48,11 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {})
       '127.0.0.1:0',
       ...args,
     ],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    },
   );
   let out = '';
   let err = '';

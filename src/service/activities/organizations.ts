@@ -15,8 +15,8 @@
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import { isValidPublicKey } from '../../shared/secp256k1.js';
-import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
-import { verifyClientSignature, verifyVerificationToken, type VerificationTokenClaims } from '../keys/jwt.js';
+import { organizationToken } from './otp.js';
+import { verifyClientSignature, type VerificationTokenClaims } from '../keys/jwt.js';
 import { p256Key } from '../api/stamp.js';
 import { uuidv7 } from '../ids.js';
 import {
@@ -279,20 +279,7 @@ async function checkVerification(
     return null;
   }
   const field = `${PREFIX}.verificationToken`;
-  const signer = await ctx.store.getServiceKey(SERVICE_SIGNER_KEY_ID);
-  if (signer === undefined)
-    throw new CountersignError(
-      'KEY_MATERIAL_UNAVAILABLE',
-      'the service has no signing key to check tokens with',
-    );
-  const claims = verifyVerificationToken({
-    token,
-    signerPublicKey: signer.publicKey,
-    nowMs: ctx.nowMs,
-    field,
-  });
-  if (claims.organization_id !== ctx.organization.id)
-    throw invalid(field, 'the token was issued for another organization');
+  const claims = await organizationToken(ctx, token, field);
   let user: RootUserSpec | undefined;
   switch (claims.verification_type) {
     case 'OTP_TYPE_EMAIL':

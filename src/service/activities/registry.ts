@@ -12,6 +12,8 @@ import type { ActivityDefinition } from './types.js';
 import { USER_ACTIVITIES } from './users.js';
 import { WALLET_ACTIVITIES } from './wallets.js';
 import { WEBHOOK_ACTIVITIES } from './webhooks.js'; // --- webhooks ---
+import { AUTH_PROXY_ACTIVITIES } from './authProxy.js'; // --- auth proxy ---
+import { OTP_ACTIVITIES } from './otp.js'; // --- auth proxy ---
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
@@ -26,4 +28,6 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...ADMIN_ACTIVITIES,
   ...IMPORT_ACTIVITIES, // --- key and wallet import ---
   ...WEBHOOK_ACTIVITIES, // --- webhooks ---
+  ...AUTH_PROXY_ACTIVITIES, // --- auth proxy ---
+  ...OTP_ACTIVITIES, // --- auth proxy ---
 ];

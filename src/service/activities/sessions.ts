@@ -9,7 +9,7 @@ import { CountersignError, invalid } from '../../shared/errors.js';
 import { SERVICE_NOTARIZER_KEY_ID } from '../keys/index.js';
 import { signSessionJwt } from '../keys/jwt.js';
 import { p256Key } from '../api/stamp.js';
-import type { ApiKeyRecord } from '../store/types.js';
+import type { ApiKeyRecord, StoreTx, UserRecord } from '../store/types.js';
 import { optBool, reqString, type Params } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
 
@@ -19,7 +19,7 @@ export const DEFAULT_SESSION_SECONDS = 900;
 /** One year: a longer "session" is a long-lived key and should be created as one. */
 const MAX_SESSION_SECONDS = 365 * 24 * 60 * 60;
 
-function sessionSeconds(p: Params): number {
+export function sessionSeconds(p: Params): number {
   const field = `${PREFIX}.expirationSeconds`;
   const v = p.expirationSeconds;
   if (v === undefined || v === null || v === '') return DEFAULT_SESSION_SECONDS;
@@ -29,15 +29,29 @@ function sessionSeconds(p: Params): number {
   return n;
 }
 
-const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
-  const publicKey = reqString(p, 'publicKey', PREFIX).toLowerCase();
+/** A compressed P-256 session key from `p[key]`, lower-cased, or FIELD_INVALID naming it. */
+export function sessionPublicKey(p: Params, key = 'publicKey'): string {
+  const publicKey = reqString(p, key, PREFIX).toLowerCase();
   if (!/^0[23][0-9a-f]{64}$/.test(publicKey) || p256Key(publicKey) === undefined)
-    throw invalid(
-      `${PREFIX}.publicKey`,
-      'must be a compressed P-256 public key (33 bytes, hex, 02/03 prefix)',
-    );
-  const seconds = sessionSeconds(p);
-  const invalidateExisting = optBool(p, 'invalidateExisting', PREFIX) ?? false;
+    throw invalid(`${PREFIX}.${key}`, 'must be a compressed P-256 public key (33 bytes, hex, 02/03 prefix)');
+  return publicKey;
+}
+
+/**
+ * A login session for `user`: the session JWT (signed by the notarizer key) and the write that
+ * registers `publicKey` as the user's short-lived API key. Shared by stamp_login and the OTP and
+ * OAuth logins, whose activity runs in the parent organization on behalf of a sub-organization user.
+ */
+export async function openLoginSession(
+  ctx: ActivityContext,
+  input: {
+    readonly user: UserRecord;
+    readonly publicKey: string;
+    readonly seconds: number;
+    readonly invalidateExisting: boolean;
+  },
+): Promise<{ session: string; write: (tx: StoreTx) => Promise<void> }> {
+  const { user, publicKey, seconds } = input;
   // Sessions are signed by the notarizer key (@turnkey/crypto's verifySessionJwtSignature override).
   const signer = await ctx.store.getServiceKey(SERVICE_NOTARIZER_KEY_ID);
   if (signer === undefined)
@@ -45,8 +59,8 @@ const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
   const expiresAtMs = ctx.nowMs + seconds * 1000;
   const key: ApiKeyRecord = {
     id: randomUUID(),
-    userId: ctx.user.id,
-    organizationId: ctx.organization.id,
+    userId: user.id,
+    organizationId: user.organizationId,
     name: `Session Key ${new Date(ctx.nowMs).toISOString()}`,
     publicKey,
     curve: 'API_KEY_CURVE_P256',
@@ -60,16 +74,16 @@ const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
       exp: Math.floor(expiresAtMs / 1000),
       public_key: publicKey,
       session_type: 'SESSION_TYPE_READ_WRITE',
-      user_id: ctx.user.id,
-      organization_id: ctx.organization.id,
+      user_id: user.id,
+      organization_id: user.organizationId,
     },
   });
   return {
-    result: { session },
+    session,
     write: async (tx) => {
-      if (invalidateExisting) await tx.deleteLoginSessionKeys(ctx.user.id);
+      if (input.invalidateExisting) await tx.deleteLoginSessionKeys(user.id);
       // A key already registered here would make stamps ambiguous between two credentials.
-      if (await tx.apiKeyPublicKeyTaken(ctx.organization.id, publicKey))
+      if (await tx.apiKeyPublicKeyTaken(user.organizationId, publicKey))
         throw invalid(
           `${PREFIX}.publicKey`,
           'is already a credential in this organization; generate a new key pair',
@@ -84,6 +98,19 @@ const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
       });
     },
   };
+}
+
+const stampLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
+  const publicKey = sessionPublicKey(p);
+  const seconds = sessionSeconds(p);
+  const invalidateExisting = optBool(p, 'invalidateExisting', PREFIX) ?? false;
+  const { session, write } = await openLoginSession(ctx, {
+    user: ctx.user,
+    publicKey,
+    seconds,
+    invalidateExisting,
+  });
+  return { result: { session }, write };
 };
 
 export const SESSION_ACTIVITIES: readonly ActivityDefinition[] = [

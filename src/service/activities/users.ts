@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
-import { bytesToHex, hexToBytes, utf8 } from '../../shared/encoding.js';
+import { bytesToHex, hexToBytes } from '../../shared/encoding.js';
 import { isValidPublicKey } from '../../shared/secp256k1.js';
 import { SERVICE_SIGNER_KEY_ID } from '../keys/index.js';
+import { verifyVerificationToken } from '../keys/jwt.js';
 import {
   API_KEY_CURVES,
   INVITATION_ACCESS_TYPES,
@@ -35,6 +36,7 @@ import {
   type Params,
 } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';
+import { readRegistration, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
 
 const PREFIX = 'parameters';
 
@@ -45,7 +47,7 @@ export const MAX_AUTHENTICATORS = 10;
 
 // ---- small validators ----
 
-const E164_RE = /^\+[1-9][0-9]{1,14}$/;
+export const E164_RE = /^\+[1-9][0-9]{1,14}$/;
 // Deliberately loose (RFC 5322 is not worth matching): one @, no spaces, a dot in the domain.
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -57,7 +59,7 @@ function optPhone(p: Params, key: string, prefix: string): string | undefined {
   return v;
 }
 
-function checkEmail(v: string, field: string): string {
+export function checkEmail(v: string, field: string): string {
   if (!EMAIL_RE.test(v)) throw invalid(field, 'must be an email address');
   return v;
 }
@@ -219,85 +221,7 @@ export async function insertApiKeys(
   }
 }
 
-// ---- authenticators (WebAuthn attestation, W3C WebAuthn §6.5) ----
-
-type Cbor = number | bigint | string | Uint8Array | boolean | null | Cbor[] | Map<Cbor, Cbor>;
-
-/**
- * A strict decoder for the CBOR subset WebAuthn uses (RFC 8949: unsigned and negative integers, byte
- * and text strings, arrays, maps, false/true/null; definite lengths only). Returns the value and the
- * offset after it; throws a plain Error on anything else, which callers turn into a field error.
- */
-export function decodeCbor(buf: Uint8Array, start = 0, depth = 0): { value: Cbor; end: number } {
-  if (depth > 16) throw new Error('CBOR nested too deeply');
-  let off = start;
-  const byte = (): number => {
-    const b = buf[off++];
-    if (b === undefined) throw new Error('CBOR truncated');
-    return b;
-  };
-  const head = byte();
-  const major = head >> 5;
-  const info = head & 0x1f;
-  let arg: bigint;
-  if (info < 24) arg = BigInt(info);
-  else if (info <= 27) {
-    const n = 1 << (info - 24);
-    arg = 0n;
-    for (let i = 0; i < n; i++) arg = (arg << 8n) | BigInt(byte());
-  } else throw new Error('CBOR indefinite lengths and reserved values are not supported');
-  const len = (): number => {
-    if (arg > BigInt(buf.length)) throw new Error('CBOR length exceeds input');
-    return Number(arg);
-  };
-  switch (major) {
-    case 0:
-      return { value: arg <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(arg) : arg, end: off };
-    case 1: {
-      const v = -1n - arg;
-      return { value: v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v, end: off };
-    }
-    case 2:
-    case 3: {
-      const n = len();
-      if (off + n > buf.length) throw new Error('CBOR truncated');
-      const bytes = Uint8Array.from(buf.subarray(off, off + n));
-      return {
-        value: major === 2 ? bytes : new TextDecoder('utf-8', { fatal: true }).decode(bytes),
-        end: off + n,
-      };
-    }
-    case 4: {
-      const n = len();
-      const out: Cbor[] = [];
-      for (let i = 0; i < n; i++) {
-        const item = decodeCbor(buf, off, depth + 1);
-        out.push(item.value);
-        off = item.end;
-      }
-      return { value: out, end: off };
-    }
-    case 5: {
-      const n = len();
-      const out = new Map<Cbor, Cbor>();
-      for (let i = 0; i < n; i++) {
-        const k = decodeCbor(buf, off, depth + 1);
-        const v = decodeCbor(buf, k.end, depth + 1);
-        if (out.has(k.value)) throw new Error('CBOR map has a duplicate key');
-        out.set(k.value, v.value);
-        off = v.end;
-      }
-      return { value: out, end: off };
-    }
-    case 7:
-      if (info === 20) return { value: false, end: off };
-      if (info === 21) return { value: true, end: off };
-      if (info === 22) return { value: null, end: off };
-      throw new Error('CBOR simple value or float is not supported');
-    default:
-      throw new Error(`CBOR tags (major type ${major}) are not supported`);
-  }
-}
+// ---- authenticators (WebAuthn attestation, read with @simplewebauthn/server: ../webauthn.ts) ----
 
 export interface AttestedCredential {
   /** base64url (no padding) of the credential id, as assertions name it. */
@@ -312,77 +236,31 @@ const b64url = (s: string, field: string): Uint8Array => {
 };
 
 /**
- * Reads the credential a WebAuthn registration created: `attestationObject` (CBOR `{fmt, attStmt,
- * authData}`) → authenticator data with attested credential data → COSE_Key (RFC 9053: kty 2 EC2,
- * alg -7 ES256, crv 1 P-256). Checks `clientDataJson` is a `webauthn.create` over `challenge` and that
- * the credential id matches. The attestation statement itself is not verified (no trust anchors:
- * the same as attestation "none"); only ES256 credentials are accepted because stamps verify P-256.
+ * Reads the credential a WebAuthn registration created (see readRegistration): `clientDataJson` a
+ * `webauthn.create` over `challenge`, the credential id that of the authenticator data, an ES256 key.
  */
-export function parseAttestation(p: Params, field: string): AttestedCredential {
+export function parseAttestation(p: Params, field: string, policy?: WebauthnPolicy): AttestedCredential {
   const challenge = reqString(p, 'challenge', field);
   const att = asObject(p.attestation, `${field}.attestation`);
   const af = `${field}.attestation`;
-  const credentialIdBytes = b64url(reqString(att, 'credentialId', af), `${af}.credentialId`);
-  const clientDataBytes = b64url(reqString(att, 'clientDataJson', af), `${af}.clientDataJson`);
-  const attObj = b64url(reqString(att, 'attestationObject', af), `${af}.attestationObject`);
+  const credentialId = b64url(reqString(att, 'credentialId', af), `${af}.credentialId`);
+  const clientDataJson = b64url(reqString(att, 'clientDataJson', af), `${af}.clientDataJson`);
+  const attestationObject = b64url(reqString(att, 'attestationObject', af), `${af}.attestationObject`);
   if (att.transports !== undefined && !Array.isArray(att.transports))
     throw invalid(`${af}.transports`, 'must be an array');
-  let clientData: Record<string, unknown>;
+  let cred: ReturnType<typeof readRegistration>;
   try {
-    clientData = JSON.parse(Buffer.from(clientDataBytes).toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw invalid(`${af}.clientDataJson`, 'is not base64url-encoded JSON');
+    cred = readRegistration({ challenge, credentialId, clientDataJson, attestationObject }, policy);
+  } catch (e) {
+    if (!(e instanceof WebauthnError)) throw e;
+    const f = /clientDataJson|origin/.test(e.message) ? `${af}.clientDataJson` : `${af}.attestationObject`;
+    throw invalid(f, e.message.replace(/^clientDataJson /, ''));
   }
-  if (clientData.type !== 'webauthn.create')
-    throw invalid(`${af}.clientDataJson`, "type must be 'webauthn.create'");
-  const strip = (s: string): string => s.replace(/=+$/, '');
-  if (typeof clientData.challenge !== 'string' || strip(clientData.challenge) !== strip(challenge))
+  if (cred.fault === 'challenge')
     throw invalid(`${field}.challenge`, 'does not match the challenge in clientDataJson');
-  const bad = (reason: string): CountersignError => invalid(`${af}.attestationObject`, reason);
-  let authData: Uint8Array;
-  try {
-    const top = decodeCbor(attObj);
-    if (top.end !== attObj.length || !(top.value instanceof Map)) throw new Error('not a CBOR map');
-    const ad = top.value.get('authData');
-    if (!(ad instanceof Uint8Array)) throw new Error('authData missing');
-    authData = ad;
-  } catch (e) {
-    throw bad(`is not a WebAuthn attestation object (${(e as Error).message})`);
-  }
-  // rpIdHash(32) flags(1) signCount(4) aaguid(16) credentialIdLength(2) credentialId credentialPublicKey
-  const flags = authData[32];
-  if (authData.length < 55 || flags === undefined) throw bad('authenticator data is too short');
-  if ((flags & 0x40) === 0) throw bad('authenticator data carries no attested credential (AT flag unset)');
-  const idLen = ((authData[53] as number) << 8) | (authData[54] as number);
-  if (55 + idLen > authData.length) throw bad('credential id runs past the authenticator data');
-  const credId = authData.slice(55, 55 + idLen);
-  if (Buffer.compare(Buffer.from(credId), Buffer.from(credentialIdBytes)) !== 0)
+  if (cred.fault === 'credentialId')
     throw invalid(`${af}.credentialId`, 'does not match the credential id in the attestation object');
-  let cose: Map<Cbor, Cbor>;
-  try {
-    const k = decodeCbor(authData, 55 + idLen);
-    if (!(k.value instanceof Map)) throw new Error('not a CBOR map');
-    cose = k.value;
-  } catch (e) {
-    throw bad(`credential public key is not a COSE key (${(e as Error).message})`);
-  }
-  const x = cose.get(-2);
-  const y = cose.get(-3);
-  if (cose.get(1) !== 2 || cose.get(3) !== -7 || cose.get(-1) !== 1)
-    throw bad('only ES256 (P-256) credentials are supported: COSE kty must be 2, alg -7, crv 1');
-  if (!(x instanceof Uint8Array) || !(y instanceof Uint8Array) || x.length !== 32 || y.length !== 32)
-    throw bad('COSE key x and y must be 32-byte strings');
-  let compressed: Uint8Array;
-  try {
-    const full = new Uint8Array(65);
-    full[0] = 4;
-    full.set(x, 1);
-    full.set(y, 33);
-    compressed = p256.Point.fromBytes(full).toBytes(true);
-  } catch {
-    throw bad('COSE key is not a point on P-256');
-  }
-  return { credentialId: Buffer.from(credId).toString('base64url'), publicKey: bytesToHex(compressed) };
+  return { credentialId: cred.credentialId, publicKey: cred.publicKey };
 }
 
 export interface AuthenticatorSpec extends AttestedCredential {
@@ -629,74 +507,6 @@ const updateUser = async (ctx: ActivityContext, p: Params): Promise<ActivityOutc
 
 // ---- verification tokens (turnkey-api.md 9.2) ----
 
-export interface VerificationClaims {
-  readonly id: string;
-  readonly verificationType: string;
-  readonly contact: string;
-  readonly organizationId: string;
-  readonly publicKey: string;
-  readonly expiresAtMs: number;
-}
-
-/**
- * Verifies a verification token: a compact ES256 JWT (RFC 7515/7518: raw r‖s over SHA-256 of
- * `header.payload`) signed by the service's own P-256 key, with the six string claims of
- * turnkey-api.md 9.2 (`exp` in milliseconds) and not yet expired. Every failure names `field`.
- */
-export function verifyVerificationToken(input: {
-  readonly token: string;
-  /** The service signer's public key, SEC1 hex (compressed or uncompressed). */
-  readonly signerPublicKey: string;
-  readonly nowMs: number;
-  readonly field: string;
-}): VerificationClaims {
-  const { token, field } = input;
-  const bad = (reason: string): CountersignError => invalid(field, `invalid verification token: ${reason}`);
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((x) => !/^[A-Za-z0-9_-]+$/.test(x)))
-    throw bad('must be a compact JWT (three base64url parts)');
-  const [h, pl, sg] = parts as [string, string, string];
-  const json = (s: string, what: string): Params => {
-    try {
-      return asObject(JSON.parse(Buffer.from(s, 'base64url').toString('utf8')), what);
-    } catch {
-      throw bad(`${what} is not base64url-encoded JSON`);
-    }
-  };
-  const header = json(h, 'header');
-  if (header.alg !== 'ES256') throw bad("header alg must be 'ES256'");
-  const sig = new Uint8Array(Buffer.from(sg, 'base64url'));
-  if (sig.length !== 64) throw bad('signature must be 64 bytes (r‖s)');
-  let ok = false;
-  try {
-    ok = p256.verify(sig, utf8(`${h}.${pl}`), hexToBytes(input.signerPublicKey, 'signerPublicKey'), {
-      prehash: true,
-      lowS: false,
-    });
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw bad('signature does not verify against the service key');
-  const claims = json(pl, 'payload');
-  const claim = (k: string): string => {
-    const v = claims[k];
-    if (typeof v !== 'string') throw bad(`claim '${k}' must be a string`);
-    return v;
-  };
-  const exp = claim('exp');
-  if (!/^[0-9]{1,16}$/.test(exp)) throw bad("claim 'exp' must be milliseconds since the epoch");
-  const expiresAtMs = Number(exp);
-  if (expiresAtMs <= input.nowMs) throw bad('token has expired');
-  return {
-    id: claim('id'),
-    verificationType: claim('verification_type'),
-    contact: claim('contact'),
-    organizationId: claim('organization_id'),
-    publicKey: claim('public_key'),
-    expiresAtMs,
-  };
-}
-
 /**
  * Checks `parameters.verificationToken` (when given) for a contact change: issued by this service
  * for this organization (or its parent), of `type`, for exactly `contact`. True when a token was given.
@@ -723,7 +533,7 @@ async function checkContactToken(
     nowMs: ctx.nowMs,
     field,
   });
-  if (claims.verificationType !== type)
+  if (claims.verification_type !== type)
     throw invalid(field, `invalid verification token: verification_type must be ${type}`);
   const same =
     contact !== null &&
@@ -732,7 +542,7 @@ async function checkContactToken(
       : claims.contact === contact);
   if (!same) throw invalid(field, `invalid verification token: its contact is not ${contactField}`);
   const org = ctx.organization;
-  if (claims.organizationId !== org.id && claims.organizationId !== org.parentId)
+  if (claims.organization_id !== org.id && claims.organization_id !== org.parentId)
     throw invalid(field, 'invalid verification token: issued for another organization');
   return true;
 }

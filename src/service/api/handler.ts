@@ -27,6 +27,8 @@ import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
 import { uuidv7 } from '../ids.js';
+import type { WebauthnPolicy } from '../webauthn.js'; // --- console ---
+import { CONSOLE_REDEEM_PATH, redeemInvite } from '../console/invite.js'; // --- console ---
 import {
   BUILD_ATTESTATION_QUERY,
   publicApiRoute,
@@ -39,6 +41,8 @@ import {
 import { appProofPublicKey, appProofsJson, appProofsRequested, buildAttestation } from '../appProofs.js';
 import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
+import { policyOutcomeLabel, secondsSince, serviceMetrics } from '../../observability/metrics.js'; // --- operability ---
+import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
 import {
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -58,6 +62,10 @@ export interface ApiHandlerOptions {
   /** How far ahead of our clock a request's timestampMs may be. */
   readonly maxClockSkewMs: number;
   readonly now?: () => number;
+  /** Origins a passkey stamp may come from (default: any, with the rpId its host). */
+  readonly webauthn?: WebauthnPolicy; // --- console ---
+  /** Origins a console invite may register its passkey from (default: any, with the rpId its host). */
+  readonly consoleOrigins?: readonly string[]; // --- console ---
 }
 
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
@@ -136,7 +144,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         'STAMP_UNKNOWN_KEY',
         'could not find credential id in organization or its parent organization',
       );
-    verifyWebauthnStamp(stamp, body, auth.publicKey);
+    await verifyWebauthnStamp(stamp, body, auth.publicKey, opts.webauthn);
     const user = await store.getUser(auth.userId);
     if (user === undefined)
       throw new CountersignError(
@@ -337,6 +345,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       votes: [vote],
       nowMs,
     });
+    serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
+    crashPoint('after-policy-decision'); // --- operability --- (tests only: see failpoints.ts)
     const base = {
       id: activityId,
       organizationId: org.id,
@@ -382,6 +392,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       }
     }
     const outcome = await def.run(ctx, params);
+    crashPoint('after-sign-before-commit'); // --- operability ---
     const record: ActivityRecord = {
       ...base,
       status: 'ACTIVITY_STATUS_COMPLETED',
@@ -402,6 +413,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
     });
     webhookContextOf(store).wake(); // --- webhooks ---
+    crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
     return respondWith(record);
@@ -465,6 +477,29 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     // --- webhooks --- read per request: a rotation shows at once (the listener adds Cache-Control).
     if (req.path === WEBHOOK_JWKS_PATH)
       return json(200, webhookJwks(await store.listWebhookSigningKeys(), now()));
+    // --- console --- an invite link registers its passkey (stamped by the invite's API key)
+    if (req.path === CONSOLE_REDEEM_PATH) {
+      const stamp = parseStamp(req.headers);
+      if (stamp.kind !== 'api_key')
+        throw new CountersignError('STAMP_MALFORMED', 'an invite is redeemed with its invite key (X-Stamp)');
+      const body = parseBody(req.body);
+      const org = await organizationOf(body);
+      const caller = await authenticate(stamp, req.body, org);
+      checkFreshness(body);
+      return json(
+        200,
+        await redeemInvite({
+          store,
+          organizationId: org.id,
+          user: caller.user,
+          publicKey: caller.publicKey,
+          body,
+          policy: { origins: opts.consoleOrigins ?? [] },
+          nowMs: now(),
+        }),
+      );
+    }
+    // --- end console ---
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!servesSubmit(name)) throw unservedRoute(req.path);
@@ -486,14 +521,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     } catch (e) {
       if (isCountersignError(e)) {
         logger.info({ path: req.path, code: e.code, field: e.field }, 'request refused');
+        serviceMetrics().apiErrors.inc({ code: e.code }); // --- operability ---
         res = json(e.httpStatus, errorBody(e));
       } else {
         const id = randomUUID();
         logger.error({ err: e, errorId: id, path: req.path }, 'internal error');
+        serviceMetrics().apiErrors.inc({ code: 'INTERNAL' }); // --- operability ---
         res = json(500, { code: 13, message: `internal server error (${id})`, details: [] });
       }
     }
     metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
+    serviceMetrics().apiSeconds.observe({ route: routeLabel(req.path) }, secondsSince(started)); // --- operability ---
     return res;
   };
 }

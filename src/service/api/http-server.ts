@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { RequestHandler } from '../../client/transport.js';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import { parseStamp, verifyApiKeyStamp } from './stamp.js';
+import { isConsolePath, serveConsole } from '../console/static.js'; // --- console ---
 
 export interface HttpListener {
   /** `host:port` actually bound. */
@@ -55,6 +56,8 @@ export interface HttpServerOptions {
   readonly rateLimitPerKey?: number;
   /** Extra GET routes (path → JSON body). */
   readonly extraRoutes?: Readonly<Record<string, () => unknown>>;
+  /** Serve the web console at /console/ (the public API listener). */
+  readonly console?: boolean; // --- console ---
 }
 
 const CORS_HEADERS = {
@@ -178,7 +181,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
     ].join('\n');
 
   async function health(res: ServerResponse, path: string): Promise<void> {
-    const ok = opts.probe === undefined ? true : await opts.probe().catch(() => false);
+    // Liveness (/healthz) is this process answering; readiness (/readyz) is a round trip through
+    // the service and its store. A stalled store makes the pod unready, not restarted.
+    const ok = path === '/healthz' || opts.probe === undefined ? true : await opts.probe().catch(() => false);
     sendJson(res, ok ? 200 : 503, JSON.stringify({ status: ok ? 'SERVING' : 'NOT_SERVING' }), {
       'cache-control': 'no-store',
     });
@@ -267,6 +272,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
         );
         return;
       }
+      if (opts.console === true && isConsolePath(path)) return serveConsole(res, path); // --- console ---
       const extra = opts.extraRoutes?.[path];
       if (extra !== undefined) return sendJson(res, 200, JSON.stringify(extra()));
       // Published keys: unauthenticated, answered by the service, cacheable.

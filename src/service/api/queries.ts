@@ -38,6 +38,7 @@ import { pendingNonce } from '../send/fillTransaction.js'; // --- eth send trans
 import { chainGasStationNonce, gasStationNonceKey } from '../send/gasStation.js'; // --- eth send transaction ---
 import { CONTACT_KINDS } from '../store/types.js'; // --- administration ---
 import { WEBHOOK_QUERIES } from '../activities/webhooks.js'; // --- webhooks ---
+import { AUTH_PROXY_QUERIES } from '../activities/authProxy.js'; // --- auth proxy ---
 
 /** Rough ceiling of one list response (stored intents and results), so no page fails on size. */
 const MAX_LIST_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -556,6 +557,7 @@ const ADMIN_QUERIES: Record<string, QueryHandler> = {
 const QUERIES: Record<string, QueryHandler> = {
   ...ADMIN_QUERIES, // --- administration ---
   ...WEBHOOK_QUERIES, // --- webhooks ---
+  ...AUTH_PROXY_QUERIES, // --- auth proxy ---
   ...SEND_QUERIES, // --- eth send transaction ---
   ...SUBORG_QUERIES, // --- sub-organizations and sessions ---
   ...USER_QUERIES, // --- users ---

@@ -8,6 +8,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CountersignError } from '../../shared/errors.js';
 import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp256k1.js';
 import { bigintToFixed, bytesToBigint, concatBytes, utf8 } from '../../shared/encoding.js';
+import { OPEN_WEBAUTHN_POLICY, verifyAssertion, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
 
 export const STAMP_SCHEMES = [
   'SIGNATURE_SCHEME_TK_API_P256',
@@ -218,30 +219,24 @@ export function verifyApiKeyStamp(stamp: ApiKeyStamp, body: Uint8Array): void {
   }
 }
 
-/** Verifies a passkey assertion over the body against the authenticator's compressed P-256 key. */
-export function verifyWebauthnStamp(stamp: WebauthnStamp, body: Uint8Array, publicKeyHex: string): void {
-  let clientData: Record<string, unknown>;
+/**
+ * Verifies a passkey assertion over the body against the authenticator's compressed P-256 key
+ * (@simplewebauthn/server, see ../webauthn.ts); throws STAMP_MALFORMED or STAMP_INVALID_SIGNATURE.
+ */
+export async function verifyWebauthnStamp(
+  stamp: WebauthnStamp,
+  body: Uint8Array,
+  publicKeyHex: string,
+  policy: WebauthnPolicy = OPEN_WEBAUTHN_POLICY,
+): Promise<void> {
   try {
-    clientData = JSON.parse(Buffer.from(stamp.clientDataJson).toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw malformed('clientDataJson is not JSON');
+    await verifyAssertion(stamp, body, publicKeyHex, policy);
+  } catch (e) {
+    if (!(e instanceof WebauthnError)) throw e;
+    if (/clientDataJson/.test(e.message)) throw malformed(e.message);
+    throw new CountersignError(
+      'STAMP_INVALID_SIGNATURE',
+      `could not verify WebAuthN signature over the request body: ${e.message}`,
+    );
   }
-  if (clientData.type !== 'webauthn.get') throw malformed('clientDataJson.type must be webauthn.get');
-  const expected = Buffer.from(createHash('sha256').update(body).digest('hex'), 'utf8').toString('base64url');
-  const challenge = typeof clientData.challenge === 'string' ? clientData.challenge.replace(/=+$/, '') : '';
-  if (challenge !== expected) throw badSignature('WebAuthN');
-  if (stamp.authenticatorData.length < 37) throw malformed('authenticatorData is too short');
-  const key = p256Key(publicKeyHex);
-  if (key === undefined) throw badSignature('WebAuthN');
-  const signed = concatBytes(
-    stamp.authenticatorData,
-    createHash('sha256').update(stamp.clientDataJson).digest(),
-  );
-  let ok = false;
-  try {
-    ok = nodeVerify('sha256', signed, { key, dsaEncoding: 'der' }, stamp.signature);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw badSignature('WebAuthN');
 }

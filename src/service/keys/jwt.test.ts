@@ -121,6 +121,23 @@ describe('verification tokens', () => {
     });
   });
 
+  it('verifyVerificationToken accepts an empty public_key (a token issued without a client key)', () => {
+    const t = signVerificationToken({
+      vault,
+      key,
+      claims: {
+        id: 'x',
+        verification_type: 'OTP_TYPE_SMS',
+        contact: '+15555550100',
+        organization_id: 'o',
+        public_key: '',
+        exp: String(NOW + 1000),
+      },
+    });
+    const c = verifyVerificationToken({ token: t, signerPublicKey: key.publicKey, nowMs: NOW, field: 'v' });
+    expect(c.public_key).toBe('');
+  });
+
   it.each([
     ['an expired token', () => token(String(NOW - 1)), /expired/],
     [

@@ -137,9 +137,10 @@ function verifyDigest(signature: Uint8Array, digest: Uint8Array, publicKey: Uint
 }
 
 /**
- * Checks a verification token: ES256 header, signature by `signerPublicKey` (the service key,
- * uncompressed hex), the six claims present as strings, and not expired at `nowMs`. Every failure
- * is a FIELD_INVALID naming `field`. Returns the claims.
+ * The one verifier of verification tokens (issue 13 merged the two that existed): ES256 header,
+ * signature by `signerPublicKey` (the service key, SEC1 hex), the six claims present as strings
+ * (`public_key` may be empty: a token issued without a client key), `exp` in milliseconds and not
+ * reached at `nowMs`. Every failure is a FIELD_INVALID naming `field`. Returns the claims.
  */
 export function verifyVerificationToken(input: {
   readonly token: string;
@@ -148,12 +149,13 @@ export function verifyVerificationToken(input: {
   readonly field: string;
 }): VerificationTokenClaims {
   const { field } = input;
+  const bad = (reason: string) => invalid(field, `invalid verification token: ${reason}`);
   const jwt = splitJwt(input.token, field);
   if (jwt.header.alg !== 'ES256' || jwt.header.typ !== 'JWT')
-    throw invalid(field, "the token's header must be {alg: ES256, typ: JWT}");
+    throw bad("the token's header must be {alg: ES256, typ: JWT}");
   const pub = hexToBytes(input.signerPublicKey, 'signerPublicKey');
   if (!verifyDigest(jwt.signature, sha256(utf8(jwt.signingInput)), pub))
-    throw invalid(field, 'the token is not signed by this service');
+    throw bad('the token is not signed by this service');
   const claims: Record<string, string> = {};
   for (const name of [
     'id',
@@ -164,12 +166,13 @@ export function verifyVerificationToken(input: {
     'exp',
   ] as const) {
     const v = jwt.payload[name];
-    if (typeof v !== 'string' || v.length === 0) throw invalid(field, `the token has no '${name}' claim`);
+    if (typeof v !== 'string' || (v.length === 0 && name !== 'public_key'))
+      throw bad(`the token has no '${name}' claim`);
     claims[name] = v;
   }
   const exp = claims.exp as string;
-  if (!/^[0-9]{1,16}$/.test(exp)) throw invalid(field, "the token's 'exp' claim is not milliseconds");
-  if (Number(exp) <= input.nowMs) throw invalid(field, 'the token has expired');
+  if (!/^[0-9]{1,16}$/.test(exp)) throw bad("the token's 'exp' claim is not milliseconds");
+  if (Number(exp) <= input.nowMs) throw bad('the token has expired');
   return claims as unknown as VerificationTokenClaims;
 }
 

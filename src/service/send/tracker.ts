@@ -20,6 +20,7 @@ import { revertChainOf, type RevertEntry } from './revertChain.js';
 import { signEthTransaction } from './signEthTransaction.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
+import { observeSendBacklog } from '../../observability/metrics.js'; // --- operability ---
 
 export interface SendTrackerOptions {
   readonly store: Store;
@@ -429,6 +430,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
 
   async function receiptRound(): Promise<void> {
     const rows = await store.listPendingSendTransactions();
+    observeSendBacklog(rows, Date.now()); // --- operability ---
     await Promise.all(rows.filter((r) => r.status !== 'INITIALIZED').map(guarded));
     const pending = new Set(rows.map((r) => r.id));
     for (const id of lastBroadcastMs.keys()) if (!pending.has(id)) lastBroadcastMs.delete(id);

@@ -462,4 +462,35 @@ CREATE TABLE webhook_signing_keys (
 );
 `,
   },
+  // --- auth proxy --- proxy configurations and OTPs (issue 13). OTP codes are stored as hashes only.
+  {
+    version: 12,
+    sql: `
+CREATE TABLE auth_proxy_configs (
+  organization_id TEXT PRIMARY KEY,
+  config_id TEXT NOT NULL UNIQUE,
+  enabled INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  api_key_id TEXT NOT NULL,
+  sealed_api_key BYTEA NOT NULL,
+  policy_id TEXT NOT NULL,
+  settings_json TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE TABLE otps (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL,
+  otp_type TEXT NOT NULL,
+  contact TEXT NOT NULL,
+  code_hash BYTEA NOT NULL,
+  attempts INTEGER NOT NULL,
+  expires_at_ms BIGINT NOT NULL,
+  closed_at_ms BIGINT,
+  created_at_ms BIGINT NOT NULL
+);
+CREATE INDEX otps_contact ON otps(organization_id, contact, expires_at_ms);
+`,
+  },
+  // --- end auth proxy ---
 ];

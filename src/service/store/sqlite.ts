@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
+import { observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import { sqliteConn } from './conn.js';
 import type { Store, StoreTx } from './types.js';
 import { storeParts } from './sql/parts.js';
@@ -85,6 +86,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // closures), COMMIT with one fsync for all of them, then the writers' promises settle.
   const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const began = process.hrtime.bigint(); // --- operability ---
     try {
       db.exec('BEGIN IMMEDIATE');
       for (const w of batch) {
@@ -98,7 +100,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           outcomes.push({ ok: false, value: e });
         }
       }
+      const committing = process.hrtime.bigint(); // --- operability ---
       db.exec('COMMIT');
+      observeStoreWrite(began, committing); // --- operability ---
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       for (const w of batch) w.reject(e);

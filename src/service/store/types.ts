@@ -990,3 +990,57 @@ export interface Store {
   webhookBacklog(nowMs: number): Promise<WebhookBacklog>;
 }
 // --- end webhooks ---
+
+// --- auth proxy ---
+// The auth proxy's per-organization configuration (with its sealed API key) and the OTPs the
+// init_otp / verify_otp activities issue and check (issue 13). Codes are kept only as hashes.
+
+export interface AuthProxyConfigRecord {
+  readonly organizationId: string;
+  /** What clients send as `X-Auth-Proxy-Config-Id`. */
+  readonly configId: string;
+  readonly enabled: boolean;
+  /** The proxy's API-only user in the organization, its P-256 API key and the policy binding it. */
+  readonly userId: string;
+  readonly apiKeyId: string;
+  /** The API key's private scalar, sealed by the key vault (AAD `auth-proxy/<configId>`). */
+  readonly sealedApiKey: Uint8Array;
+  readonly policyId: string;
+  /** The operator's settings (allowedOrigins, otpLength, templates…), JSON. */
+  readonly settingsJson: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface OtpRecord {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly otpType: 'OTP_TYPE_EMAIL' | 'OTP_TYPE_SMS';
+  /** Normalized contact (lower-case email, E.164 phone number). */
+  readonly contact: string;
+  /** SHA-256 over the id and the code; the code itself is never stored. */
+  readonly codeHash: Uint8Array;
+  readonly attempts: number;
+  readonly expiresAtMs: number;
+  /** Set when the right code was given (or the OTP was burnt by too many wrong ones). */
+  readonly closedAtMs: number | null;
+  readonly createdAtMs: number;
+}
+
+export interface StoreTx {
+  /** Inserts or replaces the organization's proxy configuration. */
+  putAuthProxyConfig(r: AuthProxyConfigRecord): Promise<void>;
+  authProxyConfigInTx(organizationId: string): Promise<AuthProxyConfigRecord | undefined>;
+  insertOtp(r: OtpRecord): Promise<void>;
+  /** OTPs of the contact in the organization still open and unexpired at `nowMs`. */
+  countLiveOtps(organizationId: string, contact: string, nowMs: number): Promise<number>;
+  otpInTx(id: string): Promise<OtpRecord | undefined>;
+  /** Records a check of the OTP: its attempt count and, when it is finished with, when. */
+  updateOtpState(id: string, attempts: number, closedAtMs: number | null): Promise<void>;
+}
+
+export interface Store {
+  getAuthProxyConfig(organizationId: string): Promise<AuthProxyConfigRecord | undefined>;
+  getAuthProxyConfigById(configId: string): Promise<AuthProxyConfigRecord | undefined>;
+}
+// --- end auth proxy ---

@@ -26,6 +26,7 @@ import { sendParts } from './sends.js';
 import { adminParts } from './admin.js';
 import { importParts } from './imports.js';
 import { webhooksParts } from './webhooks.js';
+import { authProxyParts } from './authProxy.js'; // --- auth proxy ---
 
 /** Every store module's transaction and read methods over one connection. */
 export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close' | 'exclusive'> } {
@@ -183,8 +184,10 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
   const admin = adminParts(db, toKey); // --- administration ---
   const imports = importParts(db); // --- key and wallet import ---
   const webhooks = webhooksParts(db); // --- webhooks ---
+  const authProxy = authProxyParts(db); // --- auth proxy ---
   const tx: StoreTx = {
     ...webhooks.tx, // --- webhooks ---
+    ...authProxy.tx, // --- auth proxy ---
     ...admin.tx, // --- administration ---
     ...imports.tx, // --- key and wallet import ---
     ...sends.tx, // --- eth send transaction ---
@@ -377,6 +380,7 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
 
   const read: Omit<Store, 'write' | 'close' | 'exclusive'> = {
     ...webhooks.read, // --- webhooks ---
+    ...authProxy.read, // --- auth proxy ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
     ...sends.read, // --- eth send transaction ---
