@@ -323,8 +323,9 @@ describe('public API limits', () => {
     }
     // Until the new thread is up, health says so; then signing works again.
     let sawDown = false;
+    // /readyz (the round trip through the service): /healthz is liveness only and stays 200.
     for (let i = 0; i < 200; i++) {
-      const h = await fetch(`${base}/healthz`);
+      const h = await fetch(`${base}/readyz`);
       if (h.status === 503) sawDown = true;
       if (h.status === 200 && workers.length > 1) break;
       await new Promise((r) => setTimeout(r, 50));
