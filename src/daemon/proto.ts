@@ -39,8 +39,7 @@ export interface SignerProto {
 }
 
 /** Loads signer.proto once per call (the daemon calls it at start). */
-export function loadSignerProto(): SignerProto {
-  const protoFile = protoPath();
+export function loadSignerProto(protoFile: string = protoPath()): SignerProto {
   const packageDefinition = protoLoader.loadSync(protoFile, LOADER_OPTIONS);
   const signerService = packageDefinition['countersign.v1.Signer'] as grpc.ServiceDefinition | undefined;
   if (signerService === undefined) throw new Error('countersign.v1.Signer missing from signer.proto');
