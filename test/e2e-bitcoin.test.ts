@@ -9,6 +9,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import * as btc from '@scure/btc-signer';
@@ -24,9 +25,12 @@ import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-status.js';
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import type { GetActivityResponse } from '../src/daemon/proto.js';
 import {
   createSignerClient,
+  openSignerStub,
   unwrap,
+  type UnaryMethod,
   type RpcResult,
   type SignerClient,
   type SignTransactionInput,
@@ -665,5 +669,38 @@ describe('the public API over HTTP with @turnkey/http', () => {
       'parameters.unsignedTransaction.inputs[0].sighash_type',
     );
     expect(await activityCount()).toBe(before);
+  });
+});
+
+describe('GetActivity(bitcoin): the completed sign_transaction comes back as the verified PSBT', () => {
+  it('returns the PSBT, txid, signatures and signer that SignTransaction returned, checked again', async () => {
+    const built = buildPsbt([spend('p2wpkh', pk), foreign(), spend('p2tr', pk, 150_000n)]);
+    const res = unwrap(
+      await signBitcoin({
+        signWith: pk.privateKeyId!,
+        mode: 'SIGNING_MODE_SIGN_TRANSACTION',
+        unsigned: built.psbt,
+      }),
+    );
+    const stub = openSignerStub<{ GetActivity: UnaryMethod<GetActivityResponse> }>(daemon.address);
+    try {
+      const got = await new Promise<GetActivityResponse>((resolve, reject) =>
+        stub.GetActivity({ activityId: res.activityId }, new grpc.Metadata(), {}, (err, out) =>
+          err === null && out !== undefined ? resolve(out) : reject(err ?? new Error('no answer')),
+        ),
+      );
+      expect(got.state).toBe('ACTIVITY_STATE_COMPLETED');
+      expect(got.result).toBe('transaction');
+      const tx = got.transaction!;
+      expect(tx.transactionType).toBe('TRANSACTION_TYPE_BITCOIN');
+      expect(Buffer.from(tx.signedTransaction)).toEqual(Buffer.from(res.signedTransaction));
+      expect(tx.transactionHash).toBe(unsignedTxid(built.psbt));
+      expect(tx.signatures).toEqual(res.signatures);
+      checkSignedPsbt(tx.signedTransaction, built, [0, 2], pk);
+      // Named by key id, the key's network is the one of its addresses: mainnet, P2WPKH first signed.
+      expect(tx.signer).toBe(pk.p2wpkh);
+    } finally {
+      stub.close();
+    }
   });
 });

@@ -15,19 +15,23 @@ import { bitcoinAdapter, finalizeAndExtract, parsePsbt, signerAddresses } from '
 const fx = mixedFixture();
 
 describe('bitcoinAdapter', () => {
-  const adapter = bitcoinAdapter({ signer: { publicKey: PUB_A }, network: 'regtest' });
+  const adapter = bitcoinAdapter;
   const addr = signerAddresses(PUB_A, 'regtest');
+  const signer = { publicKey: PUB_A, network: 'regtest' as const };
 
   it('parse → describe → digests → sign → assemble → verify', () => {
     const tx = adapter.parse(fx.psbt);
-    expect(adapter.describe(tx, addr.P2TR)['fee']).toBe(10_000n);
-    const digests = adapter.digests(tx, fx.psbt);
+    expect(adapter.describe(tx, signer)['fee']).toBe(10_000n);
+    const digests = adapter.digests(tx, signer);
     expect(digests.map((d) => d.scheme)).toEqual(['ECDSA_SECP256K1', 'ECDSA_SECP256K1', 'SCHNORR_BIP340']);
     const sigs = signPlan({ inputs: digests.map((d) => ({ scheme: d.scheme, digest: d.payload })) }, KEY_A);
-    const signed = adapter.assemble(tx, fx.psbt, sigs);
+    const signed = adapter.assemble(tx, sigs, signer);
     expect(bitcoin.Psbt.fromBuffer(signed).validateSignaturesOfInput(2, validator)).toBe(true);
-    const verified = adapter.verify(signed, fx.psbt, addr.P2TR);
+    const verified = adapter.verify(signed, fx.psbt, { ...signer, address: addr.P2TR });
     expect(verified.signer).toBe(addr.P2TR);
+    expect(verified.signatures).toEqual(sigs);
+    // Named by key rather than address: the address of the first signed input's type.
+    expect(adapter.verify(signed, fx.psbt, signer).signer).toBe(addr.P2PKH);
     expect(toHex(verified.hash)).toBe(toHex(finalizeAndExtractTxid(signed)));
   });
 
@@ -35,18 +39,18 @@ describe('bitcoinAdapter', () => {
     const tx = adapter.parse(fx.psbt);
     const signed = adapter.assemble(
       tx,
-      fx.psbt,
       signPlan(
-        { inputs: adapter.digests(tx, fx.psbt).map((d) => ({ scheme: d.scheme, digest: d.payload })) },
+        { inputs: adapter.digests(tx, signer).map((d) => ({ scheme: d.scheme, digest: d.payload })) },
         KEY_A,
       ),
+      signer,
     );
-    expect(() => adapter.verify(signed, fx.psbt, signerAddresses(PUB_B, 'regtest').P2WPKH)).toThrow(
-      CountersignError,
-    );
-    expect(() => adapter.verify(signed, fx.psbt, signerAddresses(PUB_A, 'mainnet').P2WPKH)).toThrow(
-      CountersignError,
-    );
+    expect(() =>
+      adapter.verify(signed, fx.psbt, { ...signer, address: signerAddresses(PUB_B, 'regtest').P2WPKH }),
+    ).toThrow(CountersignError);
+    expect(() =>
+      adapter.verify(signed, fx.psbt, { ...signer, address: signerAddresses(PUB_A, 'mainnet').P2WPKH }),
+    ).toThrow(CountersignError);
   });
 });
 

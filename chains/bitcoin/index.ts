@@ -41,4 +41,4 @@ export { addressFromScript } from './addressFromScript.js';
 export { parseAddress } from './parseAddress.js';
 export { signerAddresses } from './signerAddresses.js';
 export { transactionFromFields } from './transactionFromFields.js';
-export { bitcoinAdapter } from './adapter.js';
+export { bitcoinAdapter, isAddressOf, type BitcoinAdapterSigner } from './adapter.js';

@@ -12,18 +12,18 @@ describe.each(transactionVectors.transactions)('ethereumAdapter on $name', (v) =
     expect(to0x(unsigned)).toBe(v.unsigned);
     const tx = ethereumAdapter.parse(unsigned);
     expect(ethereumAdapter.describe(tx, v.sender)['from']).toBe(v.sender.toLowerCase());
-    const digests = ethereumAdapter.digests(tx, unsigned);
+    const digests = ethereumAdapter.digests(tx, v.sender);
     expect(digests).toHaveLength(1);
     expect(digests[0]!.scheme).toBe('ECDSA_SECP256K1');
     expect(to0x(digests[0]!.payload)).toBe(v.digest);
     const sig = signDigest(digests[0]!.payload, key);
-    const signed = ethereumAdapter.assemble(tx, unsigned, [
-      { r: sig.compact.subarray(0, 32), s: sig.compact.subarray(32), v: sig.recovery },
-    ]);
+    const raw = { r: sig.compact.subarray(0, 32), s: sig.compact.subarray(32), v: sig.recovery };
+    const signed = ethereumAdapter.assemble(tx, [raw], v.sender);
     expect(to0x(signed)).toBe(v.signed);
     const verified = ethereumAdapter.verify(signed, unsigned, v.sender);
     expect(to0x(verified.hash)).toBe(v.hash);
     expect(verified.signer).toBe(v.sender);
+    expect(verified.signatures).toEqual([raw]);
   });
 });
 
@@ -34,10 +34,10 @@ describe('ethereumAdapter.assemble', () => {
   const sig = { r: new Uint8Array(32).fill(1), s: new Uint8Array(32).fill(2), v: 0 };
 
   it('rejects zero signatures', () => {
-    expect(() => ethereumAdapter.assemble(tx, unsigned, [])).toThrow(CountersignError);
+    expect(() => ethereumAdapter.assemble(tx, [], v.sender)).toThrow(CountersignError);
   });
 
   it('rejects more than one signature', () => {
-    expect(() => ethereumAdapter.assemble(tx, unsigned, [sig, sig])).toThrow('exactly one signature');
+    expect(() => ethereumAdapter.assemble(tx, [sig, sig], v.sender)).toThrow('exactly one signature');
   });
 });

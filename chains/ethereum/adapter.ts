@@ -2,6 +2,7 @@ import { CountersignError } from '../../src/shared/errors.js';
 import type { ChainAdapter } from '../types.js';
 import { assembleSignedTransaction } from './assembleSignedTransaction.js';
 import { describeTransaction } from './describeTransaction.js';
+import { parseSignedTransaction } from './parseSignedTransaction.js';
 import { parseUnsignedTransaction } from './parseUnsignedTransaction.js';
 import { serializeUnsignedTransaction } from './serializeUnsignedTransaction.js';
 import { signingDigest } from './signingDigest.js';
@@ -9,13 +10,16 @@ import { transactionFromFields } from './transactionFromFields.js';
 import type { EthTransaction, EthTransactionFields } from './types.js';
 import { verifySignedTransaction } from './verifySignedTransaction.js';
 
-/** The Ethereum chain adapter (DESIGN.md, "The chain adapter contract"): one secp256k1 signature per transaction. */
-export const ethereumAdapter: ChainAdapter<EthTransaction, EthTransactionFields> = {
+/**
+ * The Ethereum chain adapter (DESIGN.md, "The chain adapter contract"): one secp256k1 signature per
+ * transaction; the signer is the address the signature must recover to.
+ */
+export const ethereumAdapter: ChainAdapter<EthTransaction, EthTransactionFields, string> = {
   serialize: (fields) => serializeUnsignedTransaction(transactionFromFields(fields)),
   parse: parseUnsignedTransaction,
   describe: describeTransaction,
-  digests: (_tx, unsigned) => [{ scheme: 'ECDSA_SECP256K1', payload: signingDigest(unsigned) }],
-  assemble: (tx, _unsigned, signatures) => {
+  digests: (tx) => [{ scheme: 'ECDSA_SECP256K1', payload: signingDigest(serializeUnsignedTransaction(tx)) }],
+  assemble: (tx, signatures) => {
     const [sig, ...rest] = signatures;
     if (sig === undefined || rest.length > 0) {
       throw new CountersignError(
@@ -25,5 +29,9 @@ export const ethereumAdapter: ChainAdapter<EthTransaction, EthTransactionFields>
     }
     return assembleSignedTransaction(tx, { r: sig.r, s: sig.s, yParity: sig.v });
   },
-  verify: verifySignedTransaction,
+  verify: (signed, unsigned, signer) => {
+    const v = verifySignedTransaction(signed, unsigned, signer);
+    const p = parseSignedTransaction(signed);
+    return { ...v, signatures: [{ r: p.r, s: p.s, v: p.yParity }] };
+  },
 };

@@ -14,36 +14,38 @@ describe.each([instructionMixes[1]!, instructionMixes[5]!])('solanaAdapter on "$
     const tx = solanaAdapter.parse(unsigned);
     expect(Buffer.from(tx.messageBytes)).toEqual(Buffer.from(web3Compile(fields).serialize()));
     expect(solanaAdapter.describe(tx, A.address)['recent_blockhash']).toBe(fields.recentBlockhash);
-    const [digest, ...rest] = solanaAdapter.digests(tx, unsigned);
+    const [digest, ...rest] = solanaAdapter.digests(tx, B.address);
     expect(rest).toEqual([]);
     expect(digest!.scheme).toBe('ED25519');
-    const signed = solanaAdapter.assemble(tx, unsigned, [rs(B.sign(digest!.payload))]);
+    const sigB = rs(B.sign(digest!.payload));
+    const signed = solanaAdapter.assemble(tx, [sigB], B.address);
     const verified = solanaAdapter.verify(signed, unsigned, B.address);
     expect(verified.signer).toBe(B.address);
-    const both = solanaAdapter.assemble(solanaAdapter.parse(signed), signed, [rs(A.sign(digest!.payload))]);
-    expect(solanaAdapter.verify(both, signed, A.address).hash).toEqual(both.subarray(1, 65));
-  });
-
-  it('assembles several signatures at once, each into the slot of the key it verifies for', () => {
-    const unsigned = solanaAdapter.serialize(fields);
-    const tx = solanaAdapter.parse(unsigned);
-    const signed = solanaAdapter.assemble(tx, unsigned, [
-      rs(B.sign(tx.messageBytes)),
-      rs(A.sign(tx.messageBytes)),
-    ]);
-    const slots = solanaAdapter.parse(signed).signatures;
-    expect(slots[0]).toEqual(A.sign(tx.messageBytes));
-    expect(slots.slice(1).some((s) => Buffer.from(s).equals(Buffer.from(B.sign(tx.messageBytes))))).toBe(
-      true,
+    expect(verified.signatures).toEqual([{ r: sigB.r, s: sigB.s, v: 0 }]);
+    const both = solanaAdapter.assemble(
+      solanaAdapter.parse(signed),
+      [rs(A.sign(digest!.payload))],
+      A.address,
     );
+    expect(solanaAdapter.verify(both, signed, A.address).hash).toEqual(both.subarray(1, 65));
+    expect(solanaAdapter.parse(both).signatures[0]).toEqual(A.sign(tx.messageBytes));
   });
 
-  it('refuses a signature that verifies for no required signer', () => {
+  it('refuses a signer that is not required, naming sign_with, before anything is signed', () => {
     const unsigned = solanaAdapter.serialize(fields);
     const tx = solanaAdapter.parse(unsigned);
-    const stranger = rs(testSigner(9).sign(tx.messageBytes));
-    expect(() => solanaAdapter.assemble(tx, unsigned, [stranger])).toThrow(CountersignError);
-    expect(() => solanaAdapter.assemble(tx, unsigned, [stranger])).toThrow('verifies for no required signer');
-    expect(() => solanaAdapter.assemble(tx, unsigned, [])).toThrow('no signature');
+    const stranger = testSigner(9);
+    for (const step of [
+      () => solanaAdapter.digests(tx, stranger.address),
+      () => solanaAdapter.assemble(tx, [rs(stranger.sign(tx.messageBytes))], stranger.address),
+    ]) {
+      expect(step).toThrow(CountersignError);
+      try {
+        step();
+      } catch (e) {
+        expect((e as CountersignError).field).toBe('sign_with');
+      }
+    }
+    expect(() => solanaAdapter.assemble(tx, [], A.address)).toThrow('one signer fills one slot');
   });
 });

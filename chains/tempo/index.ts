@@ -21,4 +21,4 @@ export { parseTransactionToSign } from './parseTransactionToSign.js';
 export { verifySignedTransaction } from './verifySignedTransaction.js';
 export { transactionFromFields } from './transactionFromFields.js';
 export { describeTransaction } from './describeTransaction.js';
-export { tempoAdapter } from './adapter.js';
+export { tempoAdapter, type TempoSigner } from './adapter.js';

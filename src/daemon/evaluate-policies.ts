@@ -1,10 +1,10 @@
 /**
  * `Signer.EvaluatePolicies`: a dry run of SignTransaction, SignRawPayloads, SignMessage or
- * SendEthTransaction. The
- * wrapped request goes through the very flow that would serve it, so the activity evaluated is
- * byte for byte the one it would submit (same validation, serialization, digests and signer
- * checks); at the point of submitting, the flow is stopped and the activity's `{type, parameters}`
- * go to the public API's `evaluate_policies` query instead. Nothing is submitted, signed or recorded.
+ * SendEthTransaction. The wrapped request goes through the very flow that would serve it, so the
+ * activity evaluated is byte for byte the one it would submit (same validation, serialization,
+ * digests and signer checks), and its `{type, parameters}` go to the public API's
+ * `evaluate_policies` query instead. SignTransaction runs its build step alone; the other flows
+ * are stopped at the point of submitting. Nothing is submitted, signed or recorded.
  */
 import type { BuildActivityBodyOptions, PublicApiClient } from '../client/client.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../shared/errors.js';
@@ -21,7 +21,7 @@ import {
 import { sendEthTransaction } from './send-eth-transaction.js';
 import { signMessage } from './sign-message.js';
 import { signRawPayloads } from './sign-raw-payloads.js';
-import { signTransaction } from './sign-transaction.js';
+import { prepareSignTransaction, type PreparedSignTransaction } from './sign-transaction.js';
 
 /** What the flow would have submitted. */
 interface BuiltActivity {
@@ -94,13 +94,18 @@ async function buildActivity(
             'sign_transaction.fee_payer_sign_with',
             'a dry run evaluates one activity; evaluate the sender and the fee payer separately',
           );
-        if (r.transaction === 'bitcoin' && r.mode === 'SIGNING_MODE_SIGN_RAW_PAYLOADS')
+        // The build step alone, with the real client: it submits nothing, so nothing needs stopping.
+        let prepared: PreparedSignTransaction | undefined;
+        await inRequest('sign_transaction', async () => {
+          prepared = await prepareSignTransaction(ctx, call, { ...r, idempotencyKey: '' });
+        });
+        const [only, ...more] = prepared?.activities ?? [];
+        if (only === undefined || more.length > 0)
           throw invalid(
             'sign_transaction.mode',
-            'a dry run evaluates one activity; a Bitcoin PSBT in raw-payload mode may need one per key type',
+            'a dry run evaluates one activity; this request needs one per key type (Bitcoin raw payloads)',
           );
-        await inRequest('sign_transaction', () => signTransaction(dry, call, { ...r, idempotencyKey: '' }));
-        break;
+        return { organizationId: only.organizationId, type: only.activityType, parameters: only.parameters };
       }
       case 'signRawPayloads': {
         const r = req.signRawPayloads;

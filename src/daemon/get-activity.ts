@@ -5,13 +5,8 @@
  * chain adapters and digest rules the signing flows use; a result that fails is
  * SIGNATURE_VERIFICATION_FAILED and is never returned.
  */
-import * as ethereum from '../../chains/ethereum/index.js';
-import * as solana from '../../chains/solana/index.js';
-import * as tempo from '../../chains/tempo/index.js';
-import * as tron from '../../chains/tron/index.js';
-import { base58 } from '@scure/base';
 import { parseActivityResponse, upstreamError, type Activity } from '../client/client.js';
-import { bytesTo0x, bytesToHex, hexToBytes } from '../shared/encoding.js';
+import { hexToBytes } from '../shared/encoding.js';
 import { CountersignError, isCountersignError, missing, invalid } from '../shared/errors.js';
 import { rawSignaturesOf, sendTransactionStatusIdOf, signedTransactionOf } from './activity-result.js';
 import { verifying } from './chains/common.js';
@@ -29,6 +24,7 @@ import {
   type VerifiedTransactionMessage,
 } from './proto.js';
 import { signatureSchemeOf, verifyDigestSignature } from './verify-signature.js';
+import { verifyActivityTransaction } from './sign-transaction.js';
 
 export const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -183,69 +179,13 @@ async function transactionResult(
   const unsignedHex = str(intent, 'unsignedTransaction');
   const unsigned = verifying(() => hexToBytes(unsignedHex, 'unsignedTransaction'));
   const signed = signedTransactionOf(activity);
-  let verified: Omit<VerifiedTransactionMessage, 'transactionType' | 'signedTransaction'>;
-  switch (transactionType) {
-    case 'TRANSACTION_TYPE_ETHEREUM': {
-      const expected = await expectedSigner(ctx, activity.organizationId, signWith);
-      verified = verifying(() => {
-        const v = ethereum.verifySignedTransaction(signed, unsigned, expected);
-        const p = ethereum.parseSignedTransaction(signed);
-        return {
-          transactionHash: bytesTo0x(v.hash),
-          signatures: [{ r: p.r, s: p.s, v: p.yParity }],
-          signer: v.signer,
-        };
-      });
-      break;
-    }
-    case 'TRANSACTION_TYPE_SOLANA':
-      verified = verifying(() => {
-        const v = solana.verifySignedTransaction(signed, unsigned, signWith);
-        return {
-          // No id while the fee payer's slot (slot 0) is still empty.
-          transactionHash: v.hash.some((b) => b !== 0) ? base58.encode(v.hash) : '',
-          signatures: [{ r: v.signature.slice(0, 32), s: v.signature.slice(32, 64), v: 0 }],
-          signer: v.signer,
-        };
-      });
-      break;
-    case 'TRANSACTION_TYPE_TRON':
-      verified = verifying(() => {
-        const v = tron.verifySignedTransaction(signed, unsigned, signWith);
-        const [sig] = tron.parseSignedTransaction(signed).signatures;
-        if (sig === undefined) throw new Error('the signed transaction carries no signature');
-        const parity = sig[64] as number;
-        return {
-          transactionHash: bytesToHex(v.hash),
-          signatures: [{ r: sig.slice(0, 32), s: sig.slice(32, 64), v: parity >= 27 ? parity - 27 : parity }],
-          signer: v.signer,
-        };
-      });
-      break;
-    case 'TRANSACTION_TYPE_TEMPO': {
-      // sign_transaction signs as the sender; a fee payer signs through raw payloads.
-      const sender = await expectedSigner(ctx, activity.organizationId, signWith);
-      verified = verifying(() => {
-        const v = tempo.verifySignedTransaction(signed, unsigned, sender);
-        const sig = tempo.parseSignedTransaction(signed).senderSignature;
-        return {
-          transactionHash: bytesTo0x(v.hash),
-          signatures: [{ r: word(sig.r), s: word(sig.s), v: sig.yParity }],
-          signer: v.signer,
-        };
-      });
-      break;
-    }
-    case 'TRANSACTION_TYPE_BITCOIN':
-      // verifySignedPsbt needs the key's public key and the network, which the intent does not
-      // name; until they are resolved here, the result is withheld rather than returned unverified.
-      throw new CountersignError(
-        'TRANSACTION_TYPE_UNSUPPORTED',
-        `activity ${activity.id}: GetActivity cannot verify Bitcoin results yet; nothing is returned unverified`,
-      );
-    default:
-      throw malformed(`signTransactionIntent.type ${JSON.stringify(transactionType)} is not known`);
-  }
+  const verified = await verifyActivityTransaction(ctx, {
+    organizationId: activity.organizationId,
+    transactionType,
+    signWith,
+    unsigned,
+    signed,
+  });
   return { result: 'transaction', transaction: { transactionType, signedTransaction: signed, ...verified } };
 }
 
@@ -327,14 +267,6 @@ function known(value: string, list: readonly string[], key: string): string {
   if (!list.includes(value) || value.endsWith('_UNSPECIFIED'))
     throw malformed(`intent.${key} ${JSON.stringify(value)} is not known`);
   return value;
-}
-
-/** A big-endian integer as 32 bytes (Tempo's RLP drops leading zeros of r and s). */
-function word(b: Uint8Array): Uint8Array {
-  if (b.length > 32) throw new Error('signature component longer than 32 bytes');
-  const out = new Uint8Array(32);
-  out.set(b, 32 - b.length);
-  return out;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

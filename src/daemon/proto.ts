@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import * as shared from '../shared/enums.js';
 
 const PROTO_FILE = join('proto', 'countersign', 'v1', 'signer.proto');
 
@@ -39,8 +40,7 @@ export interface SignerProto {
 }
 
 /** Loads signer.proto once per call (the daemon calls it at start). */
-export function loadSignerProto(): SignerProto {
-  const protoFile = protoPath();
+export function loadSignerProto(protoFile: string = protoPath()): SignerProto {
   const packageDefinition = protoLoader.loadSync(protoFile, LOADER_OPTIONS);
   const signerService = packageDefinition['countersign.v1.Signer'] as grpc.ServiceDefinition | undefined;
   if (signerService === undefined) throw new Error('countersign.v1.Signer missing from signer.proto');
@@ -72,22 +72,10 @@ export const ETHEREUM_TRANSACTION_TYPES = [
   'ETHEREUM_TRANSACTION_TYPE_EIP7702',
 ] as const;
 
-export const PAYLOAD_ENCODINGS = [
-  'PAYLOAD_ENCODING_UNSPECIFIED',
-  'PAYLOAD_ENCODING_HEXADECIMAL',
-  'PAYLOAD_ENCODING_TEXT_UTF8',
-  'PAYLOAD_ENCODING_EIP712',
-  'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION',
-] as const;
+export const PAYLOAD_ENCODINGS = ['PAYLOAD_ENCODING_UNSPECIFIED', ...shared.PAYLOAD_ENCODINGS] as const;
 export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
 
-export const HASH_FUNCTIONS = [
-  'HASH_FUNCTION_UNSPECIFIED',
-  'HASH_FUNCTION_NO_OP',
-  'HASH_FUNCTION_SHA256',
-  'HASH_FUNCTION_KECCAK256',
-  'HASH_FUNCTION_NOT_APPLICABLE',
-] as const;
+export const HASH_FUNCTIONS = ['HASH_FUNCTION_UNSPECIFIED', ...shared.HASH_FUNCTIONS] as const;
 export type HashFunction = (typeof HASH_FUNCTIONS)[number];
 
 /*
@@ -337,24 +325,10 @@ export interface EvaluatePoliciesRequest {
 }
 
 /** The `PolicyOutcome` enum; a decision is one of the first four (after UNSPECIFIED). */
-export const POLICY_OUTCOMES = [
-  'OUTCOME_UNSPECIFIED',
-  'OUTCOME_ALLOW',
-  'OUTCOME_DENY_EXPLICIT',
-  'OUTCOME_DENY_IMPLICIT',
-  'OUTCOME_REQUIRES_CONSENSUS',
-  'OUTCOME_ERROR',
-  'OUTCOME_TIME_INACTIVE',
-] as const;
+export const POLICY_OUTCOMES = ['OUTCOME_UNSPECIFIED', ...shared.POLICY_OUTCOMES] as const;
 export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];
-
-export const DECISION_OUTCOMES = [
-  'OUTCOME_ALLOW',
-  'OUTCOME_DENY_EXPLICIT',
-  'OUTCOME_DENY_IMPLICIT',
-  'OUTCOME_REQUIRES_CONSENSUS',
-] as const satisfies readonly PolicyOutcome[];
-export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+export const DECISION_OUTCOMES = shared.DECISION_OUTCOMES;
+export type DecisionOutcome = shared.DecisionOutcome;
 
 export interface PolicyEvaluationMessage {
   readonly policyId: string;

@@ -70,6 +70,8 @@ export interface StartDaemonOptions {
    * (checked at start and every `healthIntervalMs`, default 5 s). Without it, SERVING while listening.
    */
   readonly probe?: () => Promise<boolean>;
+  /** Another signer.proto (tests: one whose `transaction` oneof has a toy chain); default the package's. */
+  readonly protoFile?: string;
   readonly healthIntervalMs?: number;
 }
 
@@ -137,7 +139,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     log,
   });
   const tls = opts.tls === undefined ? undefined : grpcTls(opts.tls, log);
-  const proto = loadSignerProto();
+  const proto = loadSignerProto(opts.protoFile);
   const idempotency = new IdempotencyStore(opts.idempotencyDbPath);
   const baseCtx: DaemonContext = {
     client: opts.client,

@@ -26,25 +26,17 @@ import { signSolanaTransaction } from './chains/solana.js';
 import { signTempoTransaction } from './chains/tempo.js';
 import { signTronTransaction } from './chains/tron.js';
 import type { TransactionKey, TransactionSigner } from './chains/types.js';
+import {
+  HASH_FUNCTIONS,
+  PAYLOAD_ENCODINGS,
+  type HashFunction,
+  type PayloadEncoding,
+} from '../../shared/enums.js';
 
 /** Payloads one sign_raw_payloads may carry (the gRPC SignRawPayloads cap is the same). */
 export const MAX_PAYLOADS_PER_ACTIVITY = 100;
 
-export const PAYLOAD_ENCODINGS = [
-  'PAYLOAD_ENCODING_HEXADECIMAL',
-  'PAYLOAD_ENCODING_TEXT_UTF8',
-  'PAYLOAD_ENCODING_EIP712',
-  'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION',
-] as const;
-export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
-
-export const HASH_FUNCTIONS = [
-  'HASH_FUNCTION_NO_OP',
-  'HASH_FUNCTION_SHA256',
-  'HASH_FUNCTION_KECCAK256',
-  'HASH_FUNCTION_NOT_APPLICABLE',
-] as const;
-export type HashFunction = (typeof HASH_FUNCTIONS)[number];
+export { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, type HashFunction, type PayloadEncoding };
 
 export const TRANSACTION_TYPES = [
   'TRANSACTION_TYPE_ETHEREUM',

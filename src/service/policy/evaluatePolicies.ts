@@ -4,35 +4,17 @@ import { compileExpression, type PolicyExpressionRole } from './compilePolicy.js
 import { evaluate, type EvaluationEnv } from './evaluate.js';
 import { printExpression } from './printExpression.js';
 import { PolicyEvaluationError, typeName } from './values.js';
+import {
+  DECISION_OUTCOMES,
+  POLICY_OUTCOMES,
+  type DecisionOutcome,
+  type PolicyOutcome,
+} from '../../shared/enums.js';
 
 export const POLICY_EFFECTS = ['EFFECT_ALLOW', 'EFFECT_DENY'] as const;
 export type PolicyEffect = (typeof POLICY_EFFECTS)[number];
 
-/** One policy's outcome (Turnkey's `v1Outcome` values that the engine produces). */
-export const POLICY_OUTCOMES = [
-  /** An ALLOW policy whose condition held and whose consensus is satisfied. */
-  'OUTCOME_ALLOW',
-  /** A DENY policy whose condition held and whose consensus is satisfied. */
-  'OUTCOME_DENY_EXPLICIT',
-  /** The condition was false: the policy does not apply to this request. */
-  'OUTCOME_DENY_IMPLICIT',
-  /** The condition held but the consensus is not (yet) satisfied by the approvers so far. */
-  'OUTCOME_REQUIRES_CONSENSUS',
-  /** Some sub-expression failed (missing field, type error, …); the policy neither allows nor denies. */
-  'OUTCOME_ERROR',
-  /** The `time` expression was false: the policy is skipped. */
-  'OUTCOME_TIME_INACTIVE',
-] as const;
-export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];
-
-/** The decision for the request as a whole. */
-export const DECISION_OUTCOMES = [
-  'OUTCOME_ALLOW',
-  'OUTCOME_DENY_EXPLICIT',
-  'OUTCOME_DENY_IMPLICIT',
-  'OUTCOME_REQUIRES_CONSENSUS',
-] as const;
-export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+export { DECISION_OUTCOMES, POLICY_OUTCOMES, type DecisionOutcome, type PolicyOutcome };
 
 /** A policy as evaluated: expressions as stored source or as already parsed trees; absent or '' = true. */
 export interface PolicyToEvaluate {
