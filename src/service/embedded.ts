@@ -241,7 +241,15 @@ async function loadOrCreateServiceKey(
     );
     logger.info({ keyId: id, publicKey: key.publicKey }, 'created a service key');
   }
-  verifyServiceKey(vault, key);
+  try {
+    verifyServiceKey(vault, key);
+  } catch (cause) {
+    throw new CountersignError(
+      'CONFIG_INVALID',
+      'the master key does not open the keys in this store: it was initialized with another master key (COUNTERSIGN_MASTER_KEY or <data-dir>/master.key)',
+      { cause },
+    );
+  }
   return key.publicKey;
 }
 
