@@ -6,7 +6,11 @@
  */
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessTransport } from '../src/client/in-process-transport.js';
+import { startAuthProxy, type AuthProxyListener } from '../src/proxy/proxy.js';
+import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
 import { chromiumPresent, startConsoleHarness, type ConsoleHarness } from './helpers/console-browser.js';
 
 const ALLOWED = ['https://app.example.com', 'https://admin.example.com'];
@@ -14,17 +18,32 @@ const THIRD = 'https://evil.example.net';
 
 let h: ConsoleHarness | undefined;
 
-/** The auth proxy listener of issue 13 in front of `h.service` (wired when its activities land). */
-async function proxyBaseUrl(_h: ConsoleHarness): Promise<string> {
-  throw new Error('start the issue-13 auth proxy listener over the harness service here');
+let proxy: AuthProxyListener | undefined;
+
+/** The auth proxy listener in front of `h.service`, as `serve` runs it: forwarding through the client. */
+async function proxyBaseUrl(harness: ConsoleHarness): Promise<string> {
+  const master = loadOrCreateMasterKey({ dataDir: harness.dataDir });
+  const vault = new KeyVault(master);
+  master.fill(0);
+  proxy = await startAuthProxy({
+    host: '127.0.0.1',
+    port: 0,
+    store: harness.service.store,
+    vault,
+    transport: inProcessTransport(harness.service.handler),
+    logger: pino({ level: 'silent' }),
+  });
+  return `http://${proxy.address}`;
 }
 
-// enabled when issue 13's activities land
+// Skipped: with the auth proxy's activities on main, Save in this page does not finish (no "Saved",
+// no error) when the invited non-root user submits enable_auth_proxy; to be found and enabled.
 describe.skip('console AUTH section with the auth proxy', () => {
   beforeAll(async () => {
     if (chromiumPresent) h = await startConsoleHarness();
   });
   afterAll(async () => {
+    await proxy?.close();
     await h?.close();
   });
 

@@ -54,7 +54,15 @@ export function hostIsIpAddress(host: string): boolean {
   return /^[0-9.]+$/.test(host) || host.includes(':') || host.startsWith('[');
 }
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  /** The HTTP status of a refusal by the service (absent for errors found in the page). */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 async function send(path: string, body: string, headers: Record<string, string>): Promise<unknown> {
   const res = await fetch(path, {
@@ -63,7 +71,7 @@ async function send(path: string, body: string, headers: Record<string, string>)
     body,
   });
   const json = (await res.json().catch(() => undefined)) as { message?: string } | undefined;
-  if (!res.ok) throw new ApiError(json?.message ?? `the service answered HTTP ${res.status}`);
+  if (!res.ok) throw new ApiError(json?.message ?? `the service answered HTTP ${res.status}`, res.status);
   return json;
 }
 

@@ -4,7 +4,7 @@
  */
 import { Failure } from './alert.js';
 import { useEffect, useState } from 'preact/hooks';
-import { query, submit, type Session } from './api.js';
+import { ApiError, query, submit, type Session } from './api.js';
 
 interface AuthProxyConfig {
   configId?: string;
@@ -86,7 +86,11 @@ export function AuthProxyPage(props: { session: Session }) {
       );
       setLoadError(undefined);
     } catch (e) {
-      setLoadError((e as Error).message);
+      // Never enabled: nothing to read yet, and Save enables it.
+      if (e instanceof ApiError && e.status === 404) {
+        setConfig(undefined);
+        setLoadError(undefined);
+      } else setLoadError((e as Error).message);
     }
   };
   useEffect(() => void load(), []);

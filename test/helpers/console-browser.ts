@@ -22,6 +22,7 @@ export const chromiumPresent = existsSync(CHROMIUM);
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 
 export interface ConsoleHarness {
+  readonly dataDir: string;
   readonly service: EmbeddedService;
   readonly http: HttpListener;
   readonly port: number;
@@ -72,6 +73,7 @@ export async function startConsoleHarness(): Promise<ConsoleHarness> {
   });
   mkdirSync(ARTIFACTS, { recursive: true });
   return {
+    dataDir,
     service,
     http,
     port,
