@@ -40,11 +40,24 @@ export function originProblem(origin: string): string | undefined {
   return undefined;
 }
 
+/** `provider=clientId` lines (one per provider) as the provider → client id map the service keeps. */
+function clientIdMap(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')) {
+    const at = line.indexOf('=');
+    if (at > 0) out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
 /** A template with its placeholders filled in, as the proxy would send it. */
 function preview(template: string, appName: string, otpLength: number): string {
   return template
     .replace(/\{\{\s*appName\s*\}\}/g, appName || 'your app')
-    .replace(/\{\{\s*(otpCode|code)\s*\}\}/g, '1234567890'.slice(0, otpLength));
+    .replace(/\{\{\s*(\.OtpCode|otpCode|code)\s*\}\}/g, '1234567890'.slice(0, otpLength));
 }
 
 export function AuthProxyPage(props: { session: Session }) {
@@ -82,7 +95,9 @@ export function AuthProxyPage(props: { session: Session }) {
       setClientIds(
         Array.isArray(c.oauthClientIds)
           ? c.oauthClientIds.join('\n')
-          : Object.values(c.oauthClientIds ?? {}).join('\n'),
+          : Object.entries(c.oauthClientIds ?? {})
+              .map(([provider, id]) => `${provider}=${id}`)
+              .join('\n'),
       );
       setLoadError(undefined);
     } catch (e) {
@@ -123,11 +138,12 @@ export function AuthProxyPage(props: { session: Session }) {
         otpLength,
         otpAlphanumeric,
         otpExpirationSeconds: otpSeconds,
-        appName,
-        emailTemplate,
-        smsTemplate,
+        // Empty fields keep the stored value (the service refuses an empty name or template).
+        ...(appName.trim() === '' ? {} : { appName }),
+        ...(emailTemplate.trim() === '' ? {} : { emailTemplate }),
+        ...(smsTemplate.trim() === '' ? {} : { smsTemplate }),
         enabledProviders: lines(providers),
-        oauthClientIds: lines(clientIds),
+        oauthClientIds: clientIdMap(clientIds),
       });
     });
   };
@@ -221,7 +237,7 @@ export function AuthProxyPage(props: { session: Session }) {
           <textarea rows={2} value={providers} onInput={(e) => setProviders(e.currentTarget.value)} />
         </label>
         <label>
-          OAuth client ids
+          OAuth client ids (provider=client id, one per line)
           <textarea rows={2} value={clientIds} onInput={(e) => setClientIds(e.currentTarget.value)} />
         </label>
         <div class="actions">
