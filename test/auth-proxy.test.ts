@@ -5,7 +5,6 @@
  * from a real SMTP server's mail, and the per-address rate limit (429).
  */
 import { createHash } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
 import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
@@ -13,9 +12,8 @@ import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
 import { newApiKey } from './helpers/api-key.js';
-import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { startAuthProxy, type AuthProxyListener } from '../src/proxy/proxy.js';
+import type { AuthProxyListener } from '../src/proxy/proxy.js';
+import { startProxyOver } from './helpers/proxy.js';
 
 let h: EmbeddedHarness;
 let smtp: SmtpSink;
@@ -52,19 +50,8 @@ beforeAll(async () => {
   });
   configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
     .enableAuthProxyResult.configId;
-  const master = loadOrCreateMasterKey({ dataDir: h.dataDir });
-  const vault = new KeyVault(master);
-  master.fill(0);
-  proxy = await startAuthProxy({
-    host: '127.0.0.1',
-    port: 0,
-    store: h.service.store,
-    vault,
-    transport: inProcessTransport(h.service.handler),
-    logger: pino({ level: 'silent' }),
-    // One fixed minute: the rate-limit test must not straddle a window boundary.
-    now: () => 0,
-  });
+  // One fixed minute: the rate-limit test must not straddle a window boundary.
+  proxy = await startProxyOver(h.dataDir, h.service, { now: () => 0 });
 });
 
 afterAll(async () => {

@@ -6,12 +6,10 @@
  */
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { startAuthProxy, type AuthProxyListener } from '../src/proxy/proxy.js';
-import { KeyVault, loadOrCreateMasterKey } from '../src/service/keys/index.js';
-import { chromiumPresent, startConsoleHarness, type ConsoleHarness } from './helpers/console-browser.js';
+import type { AuthProxyListener } from '../src/proxy/proxy.js';
+import { startProxyOver } from './helpers/proxy.js';
+import { startConsoleHarness, type ConsoleHarness } from './helpers/console-browser.js';
 
 const ALLOWED = ['https://app.example.com', 'https://admin.example.com'];
 const THIRD = 'https://evil.example.net';
@@ -20,25 +18,15 @@ let h: ConsoleHarness | undefined;
 
 let proxy: AuthProxyListener | undefined;
 
-/** The auth proxy listener in front of `h.service`, as `serve` runs it: forwarding through the client. */
+/** The auth proxy listener in front of the harness's service, as `serve` runs it. */
 async function proxyBaseUrl(harness: ConsoleHarness): Promise<string> {
-  const master = loadOrCreateMasterKey({ dataDir: harness.dataDir });
-  const vault = new KeyVault(master);
-  master.fill(0);
-  proxy = await startAuthProxy({
-    host: '127.0.0.1',
-    port: 0,
-    store: harness.service.store,
-    vault,
-    transport: inProcessTransport(harness.service.handler),
-    logger: pino({ level: 'silent' }),
-  });
+  proxy = await startProxyOver(harness.dataDir, harness.service);
   return `http://${proxy.address}`;
 }
 
 describe('console AUTH section with the auth proxy', () => {
   beforeAll(async () => {
-    if (chromiumPresent) h = await startConsoleHarness();
+    h = await startConsoleHarness();
   });
   afterAll(async () => {
     await proxy?.close();

@@ -8,7 +8,7 @@ import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { recoverTransactionAddress, serializeTransaction, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPresent, startConsoleHarness, type ConsoleHarness } from './helpers/console-browser.js';
+import { startConsoleHarness, type ConsoleHarness } from './helpers/console-browser.js';
 import { insertUserWithApiKey } from './helpers/users.js';
 
 const TO = '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65';
@@ -23,7 +23,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe.skipIf(!chromiumPresent)('web console in Chromium', () => {
+describe('web console in Chromium', () => {
   it('signs in with a passkey through an invite link, once', async () => {
     const link = await h.invite('alice');
     expect(link).toMatch(

@@ -17,7 +17,6 @@ import { CONSOLE_REDEEM_PATH } from '../../src/service/console/invite.js';
 import { createInvite } from '../../src/service/console/cli-invite.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const chromiumPresent = existsSync(CHROMIUM);
 /** Screenshots land here (gitignored), one per page, 1280×800. */
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 
@@ -40,6 +39,9 @@ export interface ConsoleHarness {
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export async function startConsoleHarness(): Promise<ConsoleHarness> {
+  // No silent skip: CI installs Debian's chromium (.ci/run); elsewhere, install it or set CHROMIUM_PATH.
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   const dataDir = mkdtempSync(join(tmpdir(), 'countersign-console-'));
   const logger = pino({ level: 'silent' });
   const service = await openEmbeddedService({ dataDir, logger });
