@@ -3,7 +3,7 @@
  * submit path (after the policy decision, after signing before the commit, after the commit before
  * the answer), restarted on the same data dir, and the same body retried: exactly one activity and
  * one signature per request, whatever the moment of the crash, and the retry answers with it.
- * (Send and tracker failpoints are compiled in too; their matrix, against anvil, is not here yet.)
+ * The send and tracker failpoints have their matrix, against anvil, in crash-matrix-send.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

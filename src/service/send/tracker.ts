@@ -21,6 +21,7 @@ import { signEthTransaction } from './signEthTransaction.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 import { observeSendBacklog } from '../../observability/metrics.js'; // --- operability ---
+import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
 
 export interface SendTrackerOptions {
   readonly store: Store;
@@ -294,6 +295,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
         }
       }
     }
+    crashPoint('after-broadcast-before-record'); // --- operability --- (tests only: see failpoints.ts)
     if (row.status === 'INITIALIZED') await update(row, { status: 'BROADCASTING' });
   }
 
@@ -390,6 +392,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
     if (chain === undefined) return; // endpoint no longer configured: left pending, not lost
     if (row.status === 'INITIALIZED') return broadcast(chain, row);
     const r = await receiptOf(chain, row);
+    if (r !== null) crashPoint('in-tracker-round'); // --- operability --- receipt seen, not recorded
     if (r !== null) return settle(chain, row, r);
     if (Date.now() - (lastBroadcastMs.get(row.id) ?? 0) > rebroadcastAfterMs) return broadcast(chain, row);
   }
