@@ -81,12 +81,16 @@ function parseApiKeyStamp(value: string): ApiKeyStamp {
 }
 
 function parseWebauthnStamp(value: string): WebauthnStamp {
-  let o: Record<string, unknown>;
+  let json: unknown;
   try {
-    o = JSON.parse(value) as Record<string, unknown>;
+    json = JSON.parse(value);
   } catch {
     throw malformed('X-Stamp-Webauthn is not JSON');
   }
+  // `null`, a number or an array is JSON too (found by test/fuzz/public-api.fuzz.test.ts).
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw malformed('X-Stamp-Webauthn is not a JSON object');
+  const o = json as Record<string, unknown>;
   const field = (name: string): Uint8Array => {
     const v = o[name];
     if (typeof v !== 'string' || v.length === 0)
