@@ -1,26 +1,16 @@
-import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToBigint } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
-
-const { Point } = secp256k1;
+import { taprootOutputKeyOf } from '../../src/shared/secp256k1.js';
 
 /**
  * The BIP-86 output key: Q = lift_x(x(P)) + int(hash_TapTweak(x(P)))·G with an empty script tree
  * (BIP-341 taproot_tweak_pubkey), as 32 x-only bytes. `publicKey` is 33-byte SEC1 or 32-byte x-only.
  */
 export function taprootOutputKey(publicKey: Uint8Array, field = 'signer.publicKey'): Uint8Array {
-  const x = publicKey.length === 32 ? publicKey : publicKey.subarray(1, 33);
   if (publicKey.length !== 32 && publicKey.length !== 33)
     throw invalid(field, 'must be a 33-byte compressed key');
-  let P;
-  try {
-    P = Point.fromBytes(Uint8Array.of(0x02, ...x));
-  } catch {
-    throw invalid(field, 'x coordinate is not on secp256k1');
-  }
-  const t = bytesToBigint(schnorr.utils.taggedHash('TapTweak', x));
-  if (t >= Point.Fn.ORDER) throw invalid(field, 'taproot tweak is not below the curve order');
-  const Q = P.add(Point.BASE.multiply(t));
-  if (Q.is0()) throw invalid(field, 'taproot output key is the point at infinity');
-  return Q.toBytes(true).slice(1);
+  const x = publicKey.length === 32 ? publicKey : publicKey.subarray(1, 33);
+  const q = taprootOutputKeyOf(x);
+  if (q === undefined)
+    throw invalid(field, 'has no BIP-86 output key (x not on secp256k1, or the tweak is out of range)');
+  return q;
 }

@@ -21,7 +21,7 @@ function failed(reason: string, cause?: unknown): CountersignError {
   );
 }
 
-function parseOrFail(bytes: Uint8Array, which: string): Psbt {
+export function parseOrFail(bytes: Uint8Array, which: string): Psbt {
   try {
     return parsePsbt(bytes);
   } catch (e) {
@@ -90,9 +90,32 @@ export function verifySignedPsbt(
   unsigned: Uint8Array,
   expectedSignerPubkey: Uint8Array,
   network: BitcoinNetwork = 'mainnet',
-): { hash: Uint8Array; signer: string } {
+): VerifiedPsbt {
   const before = parseOrFail(unsigned, 'unsigned');
-  const after = parseOrFail(signed, 'signed');
+  return verifyParsedPsbt(parseOrFail(signed, 'signed'), before, expectedSignerPubkey, network);
+}
+
+/** What {@link verifySignedPsbt} checked: the txid, the signer's address, and the plan and PSBT it checked them on. */
+export interface VerifiedPsbt {
+  readonly hash: Uint8Array;
+  readonly signer: string;
+  /** The plan recomputed from the unsigned PSBT: which inputs, which digests. */
+  readonly plan: SigningPlan;
+  /** The signed PSBT, parsed (each input's signature is where the plan says). */
+  readonly signed: Psbt;
+}
+
+/**
+ * {@link verifySignedPsbt} over PSBTs already parsed, so that a caller that holds them parses nothing
+ * twice. When the signing plan of `unsigned` is already known (`plan`), it is not recomputed.
+ */
+export function verifyParsedPsbt(
+  after: Psbt,
+  before: Psbt,
+  expectedSignerPubkey: Uint8Array,
+  network: BitcoinNetwork = 'mainnet',
+  known?: SigningPlan,
+): VerifiedPsbt {
   if (!sameEntries(before.global.entries, after.global.entries)) {
     throw failed('the global map (unsigned transaction) differs from what was sent');
   }
@@ -102,7 +125,9 @@ export function verifySignedPsbt(
   });
   let plan: SigningPlan;
   try {
-    plan = signingPlan(before, { publicKey: expectedSignerPubkey });
+    plan = known ?? signingPlan(before, { publicKey: expectedSignerPubkey });
+    if (!equalBytes(plan.publicKey, expectedSignerPubkey))
+      throw new CountersignError('INTERNAL', "the plan is not the expected signer's");
   } catch (e) {
     if (!isCountersignError(e)) throw e;
     throw failed(`no signing plan for the expected signer (${e.message})`, e);
@@ -137,5 +162,10 @@ export function verifySignedPsbt(
       : first.scriptType === 'P2WPKH'
         ? p2wpkhScript(pkh)
         : p2trScript(plan.taprootOutputKey);
-  return { hash: txid(before.global.unsignedTx), signer: addressFromScript(script, network).address };
+  return {
+    hash: txid(before.global.unsignedTx),
+    signer: addressFromScript(script, network).address,
+    plan,
+    signed: after,
+  };
 }

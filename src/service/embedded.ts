@@ -10,7 +10,7 @@ import { newP256ApiKey, writeSecretFile } from './localCredentials.js';
 import { ensureDaemonSigner, type DaemonSignerCredentials } from './daemonSigner.js';
 import type { Logger } from 'pino';
 import { CountersignError } from '../shared/errors.js';
-import type { RequestHandler } from '../client/transport.js';
+import type { RequestHandler } from '../shared/request-handler.js';
 import {
   KeyVault,
   SERVICE_KEY_IDS,

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { MetricFamilies } from '../observability/metrics.js';
 import { CountersignError, toRpcStatus } from '../shared/errors.js';
-import type { RequestHandler, TransportResponse } from '../client/transport.js';
+import type { RequestHandler, TransportResponse } from '../shared/request-handler.js';
 import type { DaemonSignerCredentials } from './daemonSigner.js';
 import type { Credentials } from './embedded.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';

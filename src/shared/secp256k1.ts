@@ -4,6 +4,7 @@
  * load; we import its `bindings` entry instead, which has no fallback, so a missing addon fails at
  * start-up rather than making every signature ten times slower.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { CountersignError } from './errors.js';
 
@@ -15,6 +16,12 @@ interface NativeSecp256k1 {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
   ecdsaVerify(sig: Uint8Array, msg32: Uint8Array, pubkey: Uint8Array): boolean;
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array;
+  /** Both tweak functions throw when the tweak is not below n or the result is zero/infinity. */
+  publicKeyTweakAdd(pubkey: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array;
+  /** In place. */
+  privateKeyTweakAdd(seckey: Uint8Array, tweak: Uint8Array): Uint8Array;
+  /** In place. */
+  privateKeyNegate(seckey: Uint8Array): Uint8Array;
 }
 
 const require = createRequire(import.meta.url);
@@ -97,4 +104,62 @@ export function verifyDigest(digest: Uint8Array, compact: Uint8Array, pubkey: Ui
 export function isLowS(compact: Uint8Array): boolean {
   const s = BigInt(`0x${Buffer.from(compact.subarray(32, 64)).toString('hex')}`);
   return s > 0n && s <= HALF_N;
+}
+
+/** hash_TapTweak(x) (BIP-340 tagged hash), with the tag's double prefix hashed once. */
+const TAP_TWEAK_PREFIX = (() => {
+  const tag = createHash('sha256').update('TapTweak').digest();
+  return Buffer.concat([tag, tag]);
+})();
+
+function tapTweak(xOnly: Uint8Array): Uint8Array {
+  return createHash('sha256').update(TAP_TWEAK_PREFIX).update(xOnly).digest();
+}
+
+/** Output keys already computed, by x(P): the P2TR address and the signing plan ask for the same keys. */
+const OUTPUT_KEYS = new Map<string, Uint8Array>();
+const OUTPUT_KEYS_LIMIT = 4096;
+
+/**
+ * The BIP-86 (empty script tree) taproot output key of the x-only key `xOnly`, as 32 x-only bytes:
+ * Q = lift_x(x) + int(hash_TapTweak(x))·G (BIP-341 taproot_tweak_pubkey), through libsecp256k1.
+ * Undefined when x is not on the curve, the tweak is not below n, or Q is the point at infinity.
+ */
+export function taprootOutputKeyOf(xOnly: Uint8Array): Uint8Array | undefined {
+  if (xOnly.length !== 32) return undefined;
+  const id = Buffer.from(xOnly).toString('hex');
+  const known = OUTPUT_KEYS.get(id);
+  if (known !== undefined) return known.slice();
+  const lifted = new Uint8Array(33);
+  lifted[0] = 0x02;
+  lifted.set(xOnly, 1);
+  if (!native.publicKeyVerify(lifted)) return undefined;
+  let q: Uint8Array;
+  try {
+    q = native.publicKeyTweakAdd(lifted, tapTweak(xOnly), true);
+  } catch {
+    return undefined;
+  }
+  const out = q.slice(1);
+  if (OUTPUT_KEYS.size >= OUTPUT_KEYS_LIMIT) OUTPUT_KEYS.clear();
+  OUTPUT_KEYS.set(id, out);
+  return out.slice();
+}
+
+/**
+ * BIP-341 taproot_tweak_seckey with an empty script tree: d negated when d·G has odd Y, plus
+ * hash_TapTweak(x(d·G)), through libsecp256k1. A new array the caller zeroes; undefined when the
+ * tweak is not below n or the result is zero.
+ */
+export function taprootTweakSeckey(seckey: Uint8Array): Uint8Array | undefined {
+  const d = seckey.slice();
+  const P = native.publicKeyCreate(d, true);
+  try {
+    if (P[0] === 0x03) native.privateKeyNegate(d);
+    native.privateKeyTweakAdd(d, tapTweak(P.subarray(1)));
+    return d;
+  } catch {
+    d.fill(0);
+    return undefined;
+  }
 }

@@ -7,7 +7,7 @@ import { appProofsJson } from '../appProofs.js';
 import { randomUUID } from 'node:crypto';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import type { KeyVault } from '../keys/index.js';
-import { evaluateGate, evaluationRecord } from '../policy-gate.js';
+import { evaluateGate, evaluationRecord } from './policy-gate.js';
 import type { ActivityRecord, OrganizationRecord, Store, UserRecord, VoteRecord } from '../store/types.js';
 import { reqString, type Params } from './params.js';
 import type { ActivityDefinition } from './types.js';

@@ -17,7 +17,7 @@ import { CountersignError, invalid } from '../../shared/errors.js';
 import { isValidPublicKey } from '../../shared/secp256k1.js';
 import { organizationToken } from './otp.js';
 import { verifyClientSignature, type VerificationTokenClaims } from '../keys/jwt.js';
-import { p256Key } from '../api/stamp.js';
+import { p256Key } from '../keys/apiPublicKeys.js';
 import { uuidv7 } from '../ids.js';
 import {
   API_KEY_CURVES,

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import { SERVICE_NOTARIZER_KEY_ID } from '../keys/index.js';
 import { signSessionJwt } from '../keys/jwt.js';
-import { p256Key } from '../api/stamp.js';
+import { p256Key } from '../keys/apiPublicKeys.js';
 import type { ApiKeyRecord, StoreTx, UserRecord } from '../store/types.js';
 import { optBool, reqString, type Params } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityOutcome } from './types.js';

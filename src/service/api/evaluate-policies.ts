@@ -11,7 +11,7 @@ import type { ActivityDefinition } from '../activities/types.js';
 import { asObject, type Params } from '../activities/params.js';
 import { sealSecretParams } from '../activities/sealSecretParams.js';
 import type { KeyVault } from '../keys/index.js';
-import { evaluateGate, evaluationsJson } from '../policy-gate.js';
+import { evaluateGate, evaluationsJson } from '../activities/policy-gate.js';
 import type { OrganizationRecord, Store, UserRecord, VoteRecord } from '../store/types.js';
 import { uuidv7 } from '../ids.js';
 

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { CountersignError, isCountersignError, toRpcStatus, invalid, missing } from '../../shared/errors.js';
-import type { RequestHandler, TransportRequest, TransportResponse } from '../../client/transport.js';
+import type { RequestHandler, TransportRequest, TransportResponse } from '../../shared/request-handler.js';
 import type { KeyVault } from '../keys/index.js';
 import type {
   ActivityRecord,
@@ -21,7 +21,7 @@ import { isUuid, type Params } from '../activities/params.js';
 import { ACTIVITIES } from '../activities/registry.js';
 import { sealSecretParams } from '../activities/sealSecretParams.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
-import { evaluateGate, evaluationRecord, policyDenied } from '../policy-gate.js';
+import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
 import { activityResponse } from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';

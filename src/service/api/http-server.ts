@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { RequestHandler } from '../../client/transport.js';
+import type { RequestHandler } from '../../shared/request-handler.js';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import { parseStamp, verifyApiKeyStamp } from './stamp.js';
 import { isConsolePath, serveConsole } from '../console/static.js'; // --- console ---

@@ -3,11 +3,12 @@
  * `X-Stamp-Webauthn` (a passkey assertion whose challenge is the hex SHA-256 of the body).
  * Both are checked against the raw bytes before the body is parsed.
  */
-import { createHash, createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { createHash, verify as nodeVerify } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CountersignError } from '../../shared/errors.js';
 import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp256k1.js';
 import { bigintToFixed, bytesToBigint, concatBytes, utf8 } from '../../shared/encoding.js';
+import { ed25519Key, p256Key } from '../keys/apiPublicKeys.js';
 import { OPEN_WEBAUTHN_POLICY, verifyAssertion, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
 
 export const STAMP_SCHEMES = [
@@ -108,54 +109,6 @@ function parseWebauthnStamp(value: string): WebauthnStamp {
     signature: field('signature'),
     raw: value,
   };
-}
-
-// SubjectPublicKeyInfo prefixes for a compressed P-256 point and a raw Ed25519 key.
-const P256_SPKI_COMPRESSED = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
-const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
-
-const keyCache = new Map<string, KeyObject>();
-const KEY_CACHE_MAX = 10_000;
-
-function cachedKey(cacheKey: string, make: () => KeyObject): KeyObject {
-  let k = keyCache.get(cacheKey);
-  if (k === undefined) {
-    k = make();
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-    keyCache.set(cacheKey, k);
-  }
-  return k;
-}
-
-/** A compressed P-256 public key (hex) as a node KeyObject, or undefined when it is not a point. */
-export function p256Key(publicKeyHex: string): KeyObject | undefined {
-  if (publicKeyHex.length !== 66) return undefined;
-  try {
-    return cachedKey(`p256:${publicKeyHex}`, () =>
-      createPublicKey({
-        key: Buffer.concat([P256_SPKI_COMPRESSED, Buffer.from(publicKeyHex, 'hex')]),
-        format: 'der',
-        type: 'spki',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-function ed25519Key(publicKeyHex: string): KeyObject | undefined {
-  if (publicKeyHex.length !== 64) return undefined;
-  try {
-    return cachedKey(`ed25519:${publicKeyHex}`, () =>
-      createPublicKey({
-        key: Buffer.concat([ED25519_SPKI, Buffer.from(publicKeyHex, 'hex')]),
-        format: 'der',
-        type: 'spki',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
 }
 
 /** Strict DER `SEQUENCE { INTEGER r, INTEGER s }` → 64-byte r‖s with low s, or undefined. */

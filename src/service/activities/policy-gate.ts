@@ -3,17 +3,17 @@
  * the policies, the root quorum and the approvals that still count, and asks the engine.
  */
 import { randomUUID } from 'node:crypto';
-import { CountersignError } from '../shared/errors.js';
+import { CountersignError } from '../../shared/errors.js';
 import {
   buildFacts,
   evaluatePolicies,
   type PolicyCredential,
   type PolicyDecision,
   type PolicyUser,
-} from './policy/index.js';
-import type { ActivityFacts } from './activities/types.js';
-import type { Params } from './activities/params.js';
-import type { OrganizationRecord, PolicyEvaluationRecord, Store, VoteRecord } from './store/types.js';
+} from '../policy/index.js';
+import type { ActivityFacts } from './types.js';
+import type { Params } from './params.js';
+import type { OrganizationRecord, PolicyEvaluationRecord, Store, VoteRecord } from '../store/types.js';
 
 // --- other resources ---
 /** Activities only the root quorum may approve (turnkey-api.md 8.2); policies cannot grant them. */
