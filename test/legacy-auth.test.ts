@@ -202,14 +202,18 @@ describe('older login flows through @turnkey/sdk-server', () => {
     const e = await refused(client.createReadWriteSession({ targetPublicKey: `04${'11'.repeat(64)}` }));
     expect(e.message).toMatch(/parameters\.targetPublicKey/);
     const e2 = await refused(
-      client.emailAuth({ email: 'lee@example.com', targetPublicKey: 'zz', emailCustomization: {} }),
+      client.emailAuth({
+        email: 'lee@example.com',
+        targetPublicKey: 'zz',
+        emailCustomization: { appName: 'Legacy' },
+      }),
     );
     expect(e2.message).toMatch(/parameters\.targetPublicKey/);
     const e3 = await refused(
       client.emailAuth({
         email: 'nobody@example.com',
         targetPublicKey: generateP256KeyPair().publicKeyUncompressed,
-        emailCustomization: {},
+        emailCustomization: { appName: 'Legacy' },
       }),
     );
     expect(e3.message).toMatch(/parameters\.email/);
