@@ -24,6 +24,7 @@ import { loadCallers, readApiKeyFile } from './daemon/callers.js';
 import { publicApiRoute, unservedRoute } from './service/api/routes.js';
 import { createInvite } from './service/console/cli-invite.js'; // --- console ---
 import { CONSOLE_REDEEM_PATH } from './service/console/invite.js'; // --- console ---
+import { PROXY_USAGE, proxyCommand, splitProxyArgs } from './cli-proxy.js'; // --- auth proxy ---
 // --- operability ---
 import type { MetricFamilies } from './observability/metrics.js';
 import { aggregateText, daemonMetrics as daemonFamilies, setServiceName } from './observability/metrics.js';
@@ -38,6 +39,8 @@ Usage:
   countersign init [options]    initialize the data dir (organization, root API key, default wallet)
   countersign console invite --user-name NAME [--root]
                                 print a one-time link that registers a passkey for the web console
+  countersign proxy enable|show|set|disable [settings]
+                                configure the auth proxy with the root credentials (see below)
   countersign --help
 
 Options (flag / environment variable / default):
@@ -49,7 +52,8 @@ ${SETTINGS.map((s) => `  --${s.flag.padEnd(20)} ${s.env.padEnd(32)} ${s.def === 
 
 Flags beat environment, environment beats the config file, the file beats defaults.
 When every listener is up, serve prints one line 'ready {json}' to stdout; logs go to stderr.
-`;
+
+${PROXY_USAGE}`;
 
 const fmt = (a: ListenAddress) =>
   a.unixPath !== undefined
@@ -348,12 +352,41 @@ async function consoleCommand(
 }
 // --- end console ---
 
+// --- auth proxy ---
+async function proxyCli(
+  config: Config,
+  args: readonly string[],
+  flags: readonly string[],
+  logger: Logger,
+  out: (line: string) => void,
+): Promise<number> {
+  const service = await openEmbedded(config, logger);
+  try {
+    const shown = await proxyCommand({
+      sub: args[0],
+      flags,
+      credentials: service.credentials,
+      transport: inProcessTransport(service.handler),
+    });
+    out(JSON.stringify(shown));
+    return 0;
+  } finally {
+    await service.close();
+  }
+}
+// --- end auth proxy ---
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   let parsed;
+  // --- auth proxy ---
+  const { proxy: proxyFlags, rest } = splitProxyArgs(argv);
+  // --- end auth proxy ---
   try {
-    parsed = loadConfig(argv, process.env);
+    parsed = loadConfig(rest, process.env);
+    if (proxyFlags.length > 0 && parsed.command !== 'proxy')
+      throw new Error(`${proxyFlags[0] ?? ''}: is a setting of 'countersign proxy' only`);
   } catch (e) {
     process.stderr.write(`countersign: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
@@ -373,6 +406,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'console':
         return await consoleCommand(parsed.config, parsed.args, logger, out);
       // --- end console ---
+      // --- auth proxy ---
+      case 'proxy':
+        return await proxyCli(parsed.config, parsed.args, proxyFlags, logger, out);
+      // --- end auth proxy ---
       default:
         process.stderr.write(`countersign: unknown command '${parsed.command}'\n\n${USAGE}`);
         return 2;

@@ -5,7 +5,8 @@
  * proxy-scoped API key for this request only, and forwards the matching public-API activity through
  * `src/client` (stamped with that key, so the proxy user's policy binds it). Answers are the seed's
  * response fields, or an rpcStatus error. Rate limits: per client address on otp_init, per contact.
- * Served: otp_init(_v2), otp_verify(_v2), otp_login(_v2), wallet_kit_config, wallet_kit_client_params.
+ * Served: otp_init(_v2), otp_verify(_v2), otp_login(_v2), wallet_kit_config, wallet_kit_client_params,
+ * signup(_v2) and account (signup.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ import { proxyKeyAad } from '../service/activities/authProxy.js';
 import { readSettings, type AuthProxySettings } from '../service/authProxy/settings.js';
 import type { KeyVault } from '../service/keys/index.js';
 import type { AuthProxyConfigRecord, Store } from '../service/store/types.js';
+import { SIGNUP_ROUTES } from './signup.js';
 
 export interface AuthProxyOptions {
   readonly host: string;
@@ -38,13 +40,17 @@ export interface AuthProxyListener {
   close(): Promise<void>;
 }
 
-type Body = Record<string, unknown>;
-type Forward = (name: string, type: string, parameters: Body) => Promise<Record<string, unknown>>;
-interface Call {
+export type Body = Record<string, unknown>;
+/** Submits one activity in the configuration's organization with the proxy key; its result object. */
+export type Forward = (name: string, type: string, parameters: Body) => Promise<Record<string, unknown>>;
+/** One proxied request: its body, its configuration, and the proxy key's client. */
+export interface Call {
   readonly body: Body;
   readonly config: AuthProxyConfigRecord;
   readonly settings: AuthProxySettings;
   readonly forward: Forward;
+  /** Runs a public-API query in the configuration's organization with the proxy key. */
+  readonly query: (name: string, body: Body) => Promise<Record<string, unknown>>;
   readonly limit: (key: string, perMinute: number) => void;
 }
 
@@ -123,6 +129,7 @@ const ROUTES: Record<string, (c: Call) => Promise<Body>> = {
     otpLength: String(c.settings.otpLength),
   }),
   '/v1/wallet_kit_client_params': async () => ({}),
+  ...SIGNUP_ROUTES,
 };
 
 /** Fixed one-minute windows per key; old windows are dropped as the map is touched. */
@@ -149,7 +156,7 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
   /** The forwarder of one request: the proxy key opened now, used by the stamper, the bytes zeroed. */
   async function withProxyClient<T>(
     config: AuthProxyConfigRecord,
-    fn: (f: Forward) => Promise<T>,
+    fn: (f: Forward, q: Call['query']) => Promise<T>,
   ): Promise<T> {
     const secret = opts.vault.open(config.sealedApiKey, proxyKeyAad(config.organizationId));
     let stamper: ApiKeyStamper;
@@ -166,6 +173,7 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
       stamper,
       organizationId: config.organizationId,
     });
+    const query: Call['query'] = async (name, body) => await client.query(name, body);
     return fn(async (name, type, parameters) => {
       const body = JSON.stringify({
         type,
@@ -177,7 +185,7 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
       if (activity.failure !== undefined)
         throw new CountersignError('UPSTREAM_ERROR', activity.failure.message ?? 'the activity failed');
       return activity.result as Record<string, unknown>;
-    });
+    }, query);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -265,8 +273,8 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
           throw new CountersignError('REQUEST_MALFORMED', 'the body must be a JSON object');
         body = parsed as Body;
       }
-      const out = await withProxyClient(config, (forward) =>
-        route({ body, config, settings, forward, limit }),
+      const out = await withProxyClient(config, (forward, query) =>
+        route({ body, config, settings, forward, query, limit }),
       );
       send(200, out);
     } catch (e) {

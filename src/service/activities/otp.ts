@@ -284,7 +284,7 @@ export async function organizationToken(
 }
 
 /** The sub-organization user the contact belongs to (of the organization running the activity). */
-async function contactUser(
+export async function contactUser(
   ctx: ActivityContext,
   type: string,
   contact: string,
