@@ -20,6 +20,7 @@ import { proxyKeyAad } from '../service/activities/authProxy.js';
 import { readSettings, type AuthProxySettings } from '../service/authProxy/settings.js';
 import type { KeyVault } from '../service/keys/index.js';
 import type { AuthProxyConfigRecord, Store } from '../service/store/types.js';
+import { OAUTH_ROUTES } from './oauth.js';
 
 export interface AuthProxyOptions {
   readonly host: string;
@@ -123,6 +124,7 @@ const ROUTES: Record<string, (c: Call) => Promise<Body>> = {
     otpLength: String(c.settings.otpLength),
   }),
   '/v1/wallet_kit_client_params': async () => ({}),
+  ...OAUTH_ROUTES,
 };
 
 /** Fixed one-minute windows per key; old windows are dropped as the map is touched. */

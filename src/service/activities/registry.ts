@@ -14,6 +14,7 @@ import { WALLET_ACTIVITIES } from './wallets.js';
 import { WEBHOOK_ACTIVITIES } from './webhooks.js'; // --- webhooks ---
 import { AUTH_PROXY_ACTIVITIES } from './authProxy.js'; // --- auth proxy ---
 import { OTP_ACTIVITIES } from './otp.js'; // --- auth proxy ---
+import { OAUTH_ACTIVITIES } from './oauth.js'; // --- oauth ---
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
@@ -30,4 +31,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WEBHOOK_ACTIVITIES, // --- webhooks ---
   ...AUTH_PROXY_ACTIVITIES, // --- auth proxy ---
   ...OTP_ACTIVITIES, // --- auth proxy ---
+  ...OAUTH_ACTIVITIES, // --- oauth ---
 ];
