@@ -22,6 +22,7 @@ import { readSettings, type AuthProxySettings } from '../service/authProxy/setti
 import type { KeyVault } from '../service/keys/index.js';
 import type { AuthProxyConfigRecord, Store } from '../service/store/types.js';
 import { SIGNUP_ROUTES } from './signup.js';
+import { OAUTH_ROUTES } from './oauth.js';
 
 export interface AuthProxyOptions {
   readonly host: string;
@@ -130,6 +131,7 @@ const ROUTES: Record<string, (c: Call) => Promise<Body>> = {
   }),
   '/v1/wallet_kit_client_params': async () => ({}),
   ...SIGNUP_ROUTES,
+  ...OAUTH_ROUTES,
 };
 
 /** Fixed one-minute windows per key; old windows are dropped as the map is touched. */

@@ -7,15 +7,17 @@
  * attestation object down to its ES256 COSE key, the clientDataJson challenge and credential id
  * checked; the attestation statement is not verified, as with attestation "none").
  *
- * Deliberate limit, refused with the field named rather than half-supported:
- * - `oauthProviders[].oidcToken` is refused: verifying it needs the issuer's JWKS, which this
- *   service does not fetch; decoding its claims unverified would let anyone claim any identity.
- *   Providers are registered from `oidcClaims` {iss, sub, aud}, which the caller vouches for.
+ * `oauthProviders[].oidcToken` is verified before anything is parsed (authProxy/oidcTokens.ts: the
+ * issuer's JWKS, `aud` one of the organization's OAuth client ids, unexpired; no nonce, since
+ * sign-up has no session key yet) and the provider registered from its verified (iss, aud, sub);
+ * `oidcClaims` {iss, sub, aud} are registered as the caller vouches for them.
  */
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import { isValidPublicKey } from '../../shared/secp256k1.js';
 import { organizationToken } from './otp.js';
+import { verifyOrganizationOidcToken } from '../authProxy/oidcTokens.js';
+import type { OidcClaims } from '../authProxy/oidc.js';
 import { verifyClientSignature, type VerificationTokenClaims } from '../keys/jwt.js';
 import { p256Key } from '../keys/apiPublicKeys.js';
 import { uuidv7 } from '../ids.js';
@@ -115,14 +117,18 @@ function parseApiKey(value: unknown, field: string): ApiKeySpec {
   return { name, publicKey, curve, expirationSeconds: optSeconds(k, 'expirationSeconds', field) };
 }
 
-function parseOauthProvider(value: unknown, field: string): RootUserSpec['oauth'][number] {
+function parseOauthProvider(
+  value: unknown,
+  field: string,
+  verified: ReadonlyMap<string, OidcClaims>,
+): RootUserSpec['oauth'][number] {
   const o = asObject(value, field);
   const name = reqString(o, 'providerName', field);
-  if (o.oidcToken !== undefined && o.oidcToken !== null && o.oidcToken !== '')
-    throw invalid(
-      `${field}.oidcToken`,
-      'OIDC tokens cannot be verified by this service (no issuer JWKS); register the provider with oidcClaims {iss, sub, aud} instead',
-    );
+  if (typeof o.oidcToken === 'string' && o.oidcToken !== '') {
+    const c = verified.get(o.oidcToken);
+    if (c === undefined) throw invalid(`${field}.oidcToken`, 'was not verified');
+    return { name, iss: c.issuer, sub: c.subject, aud: c.audience };
+  }
   if (o.oidcClaims === undefined || o.oidcClaims === null)
     throw new CountersignError('FIELD_MISSING', `${field}.oidcClaims: is required`, {
       field: `${field}.oidcClaims`,
@@ -136,7 +142,11 @@ function parseOauthProvider(value: unknown, field: string): RootUserSpec['oauth'
   };
 }
 
-function parseRootUser(value: unknown, field: string): RootUserSpec {
+function parseRootUser(
+  value: unknown,
+  field: string,
+  verified: ReadonlyMap<string, OidcClaims>,
+): RootUserSpec {
   const u = asObject(value, field);
   const name = reqString(u, 'userName', field);
   const email = optString(u, 'userEmail', field) || null;
@@ -152,7 +162,7 @@ function parseRootUser(value: unknown, field: string): RootUserSpec {
   });
   const authenticators = parseAuthenticators(reqArray(u, 'authenticators', field), `${field}.authenticators`);
   const oauth = reqArray(u, 'oauthProviders', field).map((o, i) =>
-    parseOauthProvider(o, `${field}.oauthProviders.${i}`),
+    parseOauthProvider(o, `${field}.oauthProviders.${i}`, verified),
   );
   return { name, email, phoneNumber, apiKeys, authenticators, oauth };
 }
@@ -302,6 +312,33 @@ async function checkVerification(
   };
 }
 
+/** The verified claims of every `rootUsers[].oauthProviders[].oidcToken`, by token. */
+async function verifyRootUserTokens(
+  ctx: ActivityContext,
+  list: readonly unknown[],
+): Promise<Map<string, OidcClaims>> {
+  const out = new Map<string, OidcClaims>();
+  for (const [i, u] of list.entries()) {
+    const providers = typeof u === 'object' && u !== null ? (u as Params).oauthProviders : undefined;
+    if (!Array.isArray(providers)) continue;
+    for (const [j, o] of providers.entries()) {
+      const token = typeof o === 'object' && o !== null ? (o as Params).oidcToken : undefined;
+      if (typeof token !== 'string' || token === '' || out.has(token)) continue;
+      out.set(
+        token,
+        await verifyOrganizationOidcToken({
+          store: ctx.store,
+          organization: ctx.organization,
+          token,
+          field: `${PREFIX}.rootUsers.${i}.oauthProviders.${j}.oidcToken`,
+          nowMs: ctx.nowMs,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
 const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
   if (ctx.organization.parentId !== null)
     throw new CountersignError(
@@ -312,7 +349,8 @@ const createSubOrganization = async (ctx: ActivityContext, p: Params): Promise<A
   const name = reqString(p, 'subOrganizationName', PREFIX);
   const list = reqArray(p, 'rootUsers', PREFIX);
   if (list.length === 0) throw invalid(`${PREFIX}.rootUsers`, 'must hold at least one root user');
-  const users = list.map((u, i) => parseRootUser(u, `${PREFIX}.rootUsers.${i}`));
+  const tokens = await verifyRootUserTokens(ctx, list);
+  const users = list.map((u, i) => parseRootUser(u, `${PREFIX}.rootUsers.${i}`, tokens));
   const userNames = new Set<string>();
   const publicKeys = new Set<string>();
   const claims = new Set<string>();

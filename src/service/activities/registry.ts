@@ -15,6 +15,7 @@ import { WEBHOOK_ACTIVITIES } from './webhooks.js'; // --- webhooks ---
 import { AUTH_PROXY_ACTIVITIES } from './authProxy.js'; // --- auth proxy ---
 import { OTP_ACTIVITIES } from './otp.js'; // --- auth proxy ---
 import { LEGACY_AUTH_ACTIVITIES } from './legacyAuth.js'; // --- older login flows ---
+import { OAUTH_ACTIVITIES } from './oauth.js'; // --- oauth ---
 
 export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...WALLET_ACTIVITIES,
@@ -32,4 +33,5 @@ export const ACTIVITIES: readonly ActivityDefinition[] = [
   ...AUTH_PROXY_ACTIVITIES, // --- auth proxy ---
   ...OTP_ACTIVITIES, // --- auth proxy ---
   ...LEGACY_AUTH_ACTIVITIES, // --- older login flows ---
+  ...OAUTH_ACTIVITIES, // --- oauth ---
 ];

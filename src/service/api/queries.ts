@@ -1,4 +1,5 @@
 /** `POST /public/v1/query/<name>`: reads within the caller's organization (or a sub-organization). */
+import { verifyOrganizationOidcToken } from '../authProxy/oidcTokens.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import {
   asObject,
@@ -436,10 +437,34 @@ const SUBORG_QUERIES: Record<string, QueryHandler> = {
     const page = pageLimit(body);
     const filter = subOrganizationFilter(body, SUBORG_FILTER_TYPES);
     if (filter !== undefined) {
-      // An OIDC token would have to be verified against its issuer's keys before it could name anyone.
-      if (filter.type === 'OIDC_TOKEN')
-        throw invalid('filterType', 'OIDC_TOKEN is not supported: this service cannot verify OIDC tokens');
       if (filter.value === undefined) throw invalid('filterValue', 'is required with filterType');
+      // An OIDC token names someone only once verified against its issuer's keys (no nonce: a lookup
+      // has no session key); then the sub-organizations whose users hold its (iss, aud, sub).
+      if (filter.type === 'OIDC_TOKEN') {
+        const claims = await verifyOrganizationOidcToken({
+          store: ctx.store,
+          organization: ctx.organization,
+          token: filter.value,
+          field: 'filterValue',
+          nowMs: Date.now(),
+        });
+        const found = await ctx.store.findOAuthProviderUsers(
+          ctx.organization.id,
+          claims.issuer,
+          claims.audience,
+          claims.subject,
+        );
+        const ids = [...new Set(found.map((f) => f.organizationId))]
+          .filter((id) => id !== ctx.organization.id)
+          .filter(
+            (id) =>
+              (page.after === undefined || id > page.after) &&
+              (page.before === undefined || id < page.before),
+          )
+          .sort()
+          .slice(0, page.limit);
+        return { organizationIds: ids };
+      }
     }
     return {
       organizationIds: await ctx.store.listSubOrganizationIds(

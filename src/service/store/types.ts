@@ -1044,3 +1044,25 @@ export interface Store {
   getAuthProxyConfigById(configId: string): Promise<AuthProxyConfigRecord | undefined>;
 }
 // --- end auth proxy ---
+
+// --- oauth ---
+// OAuth logins (issue 13): who holds an OAuth provider, and removing one, added to the store
+// interfaces by declaration merging so this area stays one block.
+export interface StoreTx {
+  /** Deletes one OAuth provider of a user; false if the user has no provider with this id. */
+  deleteOAuthProvider(userId: string, id: string): Promise<boolean>;
+}
+
+export interface Store {
+  /**
+   * The users of `organizationId` and of its sub-organizations holding an OAuth provider with this
+   * exact (issuer, audience, subject), oldest registration first (at most 100).
+   */
+  findOAuthProviderUsers(
+    organizationId: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<{ readonly organizationId: string; readonly userId: string }[]>;
+}
+// --- end oauth ---

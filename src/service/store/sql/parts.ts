@@ -27,6 +27,7 @@ import { adminParts } from './admin.js';
 import { importParts } from './imports.js';
 import { webhooksParts } from './webhooks.js';
 import { authProxyParts } from './authProxy.js'; // --- auth proxy ---
+import { oauthParts } from './oauth.js'; // --- oauth ---
 
 /** Every store module's transaction and read methods over one connection. */
 export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close' | 'exclusive'> } {
@@ -185,9 +186,11 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
   const imports = importParts(db); // --- key and wallet import ---
   const webhooks = webhooksParts(db); // --- webhooks ---
   const authProxy = authProxyParts(db); // --- auth proxy ---
+  const oauth = oauthParts(db); // --- oauth ---
   const tx: StoreTx = {
     ...webhooks.tx, // --- webhooks ---
     ...authProxy.tx, // --- auth proxy ---
+    ...oauth.tx, // --- oauth ---
     ...admin.tx, // --- administration ---
     ...imports.tx, // --- key and wallet import ---
     ...sends.tx, // --- eth send transaction ---
@@ -381,6 +384,7 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
   const read: Omit<Store, 'write' | 'close' | 'exclusive'> = {
     ...webhooks.read, // --- webhooks ---
     ...authProxy.read, // --- auth proxy ---
+    ...oauth.read, // --- oauth ---
     ...admin.read, // --- administration ---
     ...imports.read, // --- key and wallet import ---
     ...sends.read, // --- eth send transaction ---
