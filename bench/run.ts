@@ -8,10 +8,17 @@
  * real anvil (`serve --chain-rpc`): acknowledgements (nonce allocated, signed, recorded) per second,
  * and how many of them the service then reports INCLUDED, followed with WatchSendTransaction.
  *
- * Prints throughput and p50/p99 latency. Not a test: nothing here asserts a time.
- * BENCH_ONLY=sign or BENCH_ONLY=send runs one group; BENCH_SECONDS sets each run's length.
+ * Prints throughput, p50/p99 latency and CPU per call: for the gRPC lines the server process's CPU
+ * time (every thread: the daemon's main thread, the service thread, libuv and V8 helpers) ÷ calls,
+ * read from /proc around the measured run, with the share of the main thread and of the busiest
+ * other thread (the service thread under load); for viem the bench process's own. The machine is
+ * shared, so compare CPU per call rather than rates between runs; the ratio to viem printed for the
+ * Ethereum 64-in-flight line is measured in one run. Not a test: nothing here asserts a time.
+ * BENCH_ONLY=sign or BENCH_ONLY=send runs one group; BENCH_LINE=<substring> runs only the lines
+ * whose name contains it (the viem line when the Ethereum 64-in-flight line runs, for the ratio;
+ * that line when the half-of-peak line runs, for its rate); BENCH_SECONDS sets each run's length.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +39,59 @@ const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(GROUPS as readonly string[]).includes(ONLY))
   throw new Error(`BENCH_ONLY must be one of ${GROUPS.join(', ')}`);
 const runs = (group: (typeof GROUPS)[number]) => ONLY === undefined || ONLY === group;
+const LINE = process.env.BENCH_LINE;
+/** Whether the line named `label` is selected by BENCH_LINE (case-insensitive substring). */
+const selected = (label: string) => LINE === undefined || label.toLowerCase().includes(LINE.toLowerCase());
+
+/** CPU time of one thread (utime + stime, µs) from /proc/<pid>/task/<tid>/stat. */
+function threadCpuUs(pid: number, tid: string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at the closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    return (ticks * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0; // a thread that ended between the listing and the read
+  }
+}
+/** USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)). */
+const CLOCK_TICKS = 100;
+
+/** CPU time per thread of a process (µs), keyed by thread id; empty where /proc is absent. */
+function processCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) out.set(tid, threadCpuUs(pid, tid));
+  return out;
+}
+
+interface ServerCpu {
+  /** µs of the whole process. */
+  readonly totalUs: number;
+  /** µs of the main thread (the gRPC daemon). */
+  readonly mainUs: number;
+  /** µs of the busiest other thread (the service worker under load). */
+  readonly busiestOtherUs: number;
+}
+
+function cpuDelta(pid: number, before: Map<string, number>, after: Map<string, number>): ServerCpu {
+  let totalUs = 0;
+  let mainUs = 0;
+  let busiestOtherUs = 0;
+  for (const [tid, us] of after) {
+    const d = us - (before.get(tid) ?? 0);
+    totalUs += d;
+    if (tid === String(pid)) mainUs = d;
+    else busiestOtherUs = Math.max(busiestOtherUs, d);
+  }
+  return { totalUs, mainUs, busiestOtherUs };
+}
 
 // Requests are encoded once per call with protobufjs from the same proto the daemon serves.
 const root = protobuf.loadSync(
@@ -173,6 +233,8 @@ interface Result {
   seconds: number;
   p50ms: number;
   p99ms: number;
+  /** CPU µs per call: the server process's (gRPC lines) or the bench's own (viem). */
+  cpuUsPerCall?: number;
   note?: string;
 }
 
@@ -180,6 +242,10 @@ function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
+
+const VIEM_LABEL = 'viem privateKeyToAccount().signTransaction, in-process loop';
+const PEAK_LABEL = 'Ethereum EIP-1559, SIGN_TRANSACTION, 64 in flight';
+const HALF_LABEL = 'Ethereum EIP-1559, half of peak';
 
 async function viemBaseline(): Promise<Result> {
   const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -193,6 +259,7 @@ async function viemBaseline(): Promise<Result> {
     maxPriorityFeePerGas: 1_000_000_000n,
   };
   const lat: number[] = [];
+  const cpu0 = process.cpuUsage();
   const end = performance.now() + DURATION_S * 1000;
   let n = 0;
   while (performance.now() < end) {
@@ -200,13 +267,16 @@ async function viemBaseline(): Promise<Result> {
     await account.signTransaction({ ...tx, nonce: n++ });
     lat.push(performance.now() - t);
   }
+  const cpu = process.cpuUsage(cpu0);
   lat.sort((a, b) => a - b);
   return {
-    label: 'viem privateKeyToAccount().signTransaction, in-process loop',
+    label: VIEM_LABEL,
     requests: n,
     seconds: DURATION_S,
     p50ms: percentile(lat, 50),
     p99ms: percentile(lat, 99),
+    cpuUsPerCall: (cpu.user + cpu.system) / Math.max(1, n),
+    note: 'bench process CPU',
   };
 }
 
@@ -214,10 +284,11 @@ let nonce = 0;
 
 async function measure(
   label: string,
-  grpc: string,
+  server: { grpc: string; pid: number },
   request: (i: number) => Buffer,
   shape: LoadShape,
 ): Promise<Result> {
+  const grpc = server.grpc;
   const load = (seconds: number) =>
     runLoad({
       authority: grpc,
@@ -228,18 +299,24 @@ async function measure(
       connections: shape.kind === 'closed' ? Math.min(4, shape.concurrency) : 4,
     });
   await load(2); // warm-up: JIT, connections, SQLite pages
+  const server0 = processCpu(server.pid);
   const cpu0 = process.cpuUsage();
   const r = await load(DURATION_S);
   const cpu = process.cpuUsage(cpu0);
+  const serverCpu = cpuDelta(server.pid, server0, processCpu(server.pid));
   const clientUs = (cpu.user + cpu.system) / Math.max(1, r.sent);
   if (r.failed > 0) process.stderr.write(`${label}: ${r.failed} calls failed\n`);
+  const calls = Math.max(1, r.sent);
   return {
     label,
     requests: r.ok,
     seconds: r.seconds,
     p50ms: percentile(r.latencies, 50),
     p99ms: percentile(r.latencies, 99),
-    note: `load generator ${clientUs.toFixed(0)} µs CPU/call`,
+    cpuUsPerCall: serverCpu.totalUs / calls,
+    note:
+      `main thread ${(serverCpu.mainUs / calls).toFixed(0)} µs, busiest other thread ` +
+      `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; load generator ${clientUs.toFixed(0)} µs CPU/call`,
   };
 }
 
@@ -265,7 +342,7 @@ interface WatchEnd {
  * broadcasts one sender's sends in nonce order), then every send's status is read once to count
  * how many were INCLUDED.
  */
-async function measureSends(grpc: string, from: string): Promise<Result> {
+async function measureSends(grpc: string, pid: number, from: string): Promise<Result> {
   const definition = protoLoader.loadSync(loadSignerProto().protoFile, LOADER_OPTIONS);
   const pkg = grpcJs.loadPackageDefinition(definition) as unknown as {
     countersign: { v1: { Signer: grpcJs.ServiceClientConstructor } };
@@ -324,9 +401,11 @@ async function measureSends(grpc: string, from: string): Promise<Result> {
     });
   try {
     await load(2); // warm-up: JIT, connections, SQLite pages, the chain client
+    const server0 = processCpu(pid);
     const cpu0 = process.cpuUsage();
     const r = await load(DURATION_S, onOk);
     const cpu = process.cpuUsage(cpu0);
+    const serverCpu = cpuDelta(pid, server0, processCpu(pid));
     if (r.failed > 0) process.stderr.write(`eth_send_transaction: ${r.failed} calls failed\n`);
     const drainStarted = performance.now();
     const lastId = acked.at(-1);
@@ -345,6 +424,8 @@ async function measureSends(grpc: string, from: string): Promise<Result> {
       seconds: r.seconds,
       p50ms: percentile(r.latencies, 50),
       p99ms: percentile(r.latencies, 99),
+      // The broadcaster's work during the run counts too; its work after the run does not.
+      cpuUsPerCall: serverCpu.totalUs / Math.max(1, r.sent),
       note:
         `INCLUDED ${included} of ${acked.length} (the last ${drainS.toFixed(1)} s after the run); ` +
         `submit to INCLUDED p50 ${percentile(inclusion, 50).toFixed(0)} ms, p99 ${percentile(inclusion, 99).toFixed(0)} ms ` +
@@ -383,7 +464,7 @@ async function sendGroup(): Promise<Result[]> {
         }),
       });
       if (!res.ok) throw new Error(`anvil_setBalance answered HTTP ${res.status}`);
-      return [await measureSends(server.ready.grpc, from)];
+      return [await measureSends(server.ready.grpc, server.proc.pid as number, from)];
     } finally {
       server.proc.kill('SIGTERM');
       await server.exited;
@@ -395,77 +476,63 @@ async function sendGroup(): Promise<Result[]> {
 }
 
 async function signGroup(): Promise<Result[]> {
-  const results: Result[] = [await viemBaseline()];
+  const results: Result[] = [];
+  // The viem line runs with the Ethereum 64-in-flight line (the ratio is printed on it); the
+  // half-of-peak line needs that line's rate.
+  const wantHalf = selected(HALF_LABEL);
+  const wantPeak = selected(PEAK_LABEL) || wantHalf;
+  if (selected(VIEM_LABEL) || wantPeak) results.push(await viemBaseline());
+  const viem = results[0];
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
   try {
     const account = (format: string) =>
       server.ready.accounts?.find((a) => a.addressFormat === format)?.address as string;
     const eth = account('ADDRESS_FORMAT_ETHEREUM');
-    const g = server.ready.grpc;
-    const closed = (concurrency: number): LoadShape => ({ kind: 'closed', concurrency });
-    const st = MODE.SIGN_TRANSACTION;
-    results.push(
-      await measure(
-        'Ethereum EIP-1559, SIGN_TRANSACTION, 1 in flight',
-        g,
-        (i) => ethereumRequest(eth, st, i),
-        closed(1),
-      ),
-    );
-    const peak = await measure(
-      'Ethereum EIP-1559, SIGN_TRANSACTION, 64 in flight',
-      g,
-      (i) => ethereumRequest(eth, st, i),
-      closed(64),
-    );
-    results.push(peak);
-    results.push(
-      await measure(
-        'Ethereum EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight',
-        g,
-        (i) => ethereumRequest(eth, MODE.SIGN_RAW_PAYLOADS, i),
-        closed(64),
-      ),
-    );
-    const half = Math.floor(peak.requests / peak.seconds / 2);
-    results.push(
-      await measure(
-        `Ethereum EIP-1559, half of peak: ${half}/s offered, open loop`,
-        g,
-        (i) => ethereumRequest(eth, st, i),
-        {
-          kind: 'open',
-          rate: half,
-          maxInFlight: 64,
-        },
-      ),
-    );
     const sol = account('ADDRESS_FORMAT_SOLANA');
     const tron = account('ADDRESS_FORMAT_TRON');
     const btc = account('ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH');
-    results.push(
-      await measure(
-        'Solana System transfer (legacy), 64 in flight',
-        g,
-        (i) => solanaRequest(sol, st, i),
-        closed(64),
-      ),
+    const g = { grpc: server.ready.grpc, pid: server.proc.pid as number };
+    const closed = (concurrency: number): LoadShape => ({ kind: 'closed', concurrency });
+    const st = MODE.SIGN_TRANSACTION;
+    const line = async (
+      label: string,
+      request: (i: number) => Buffer,
+      shape: LoadShape,
+      force = false,
+    ): Promise<Result | undefined> => {
+      if (!force && !selected(label)) return undefined;
+      const r = await measure(label, g, request, shape);
+      results.push(r);
+      return r;
+    };
+    await line(
+      'Ethereum EIP-1559, SIGN_TRANSACTION, 1 in flight',
+      (i) => ethereumRequest(eth, st, i),
+      closed(1),
     );
-    results.push(
-      await measure('Tron TRX transfer, 64 in flight', g, (i) => tronRequest(tron, st, i), closed(64)),
+    const peak = await line(PEAK_LABEL, (i) => ethereumRequest(eth, st, i), closed(64), wantPeak);
+    if (peak !== undefined && viem !== undefined) {
+      const ratio = peak.requests / peak.seconds / (viem.requests / viem.seconds);
+      peak.note = `${ratio.toFixed(2)}× viem's rate in this run; ${peak.note ?? ''}`;
+    }
+    await line(
+      'Ethereum EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight',
+      (i) => ethereumRequest(eth, MODE.SIGN_RAW_PAYLOADS, i),
+      closed(64),
     );
-    results.push(
-      await measure(
-        'Bitcoin PSBT, 1 P2WPKH input, 64 in flight',
-        g,
-        (i) => bitcoinRequest(btc, st, i),
-        closed(64),
-      ),
-    );
-    results.push(
-      await measure('Tempo 0x76 call, 64 in flight', g, (i) => tempoRequest(eth, st, i), closed(64)),
-    );
+    if (peak !== undefined && wantHalf) {
+      const half = Math.floor(peak.requests / peak.seconds / 2);
+      await line(`${HALF_LABEL}: ${half}/s offered, open loop`, (i) => ethereumRequest(eth, st, i), {
+        kind: 'open',
+        rate: half,
+        maxInFlight: 64,
+      });
+    }
+    await line('Solana System transfer (legacy), 64 in flight', (i) => solanaRequest(sol, st, i), closed(64));
+    await line('Tron TRX transfer, 64 in flight', (i) => tronRequest(tron, st, i), closed(64));
+    await line('Bitcoin PSBT, 1 P2WPKH input, 64 in flight', (i) => bitcoinRequest(btc, st, i), closed(64));
+    await line('Tempo 0x76 call, 64 in flight', (i) => tempoRequest(eth, st, i), closed(64));
   } finally {
     server.proc.kill('SIGTERM');
     await server.exited;
@@ -477,14 +544,14 @@ async function signGroup(): Promise<Result[]> {
 async function main(): Promise<void> {
   const results: Result[] = [];
   if (runs('sign')) results.push(...(await signGroup()));
-  if (runs('send')) results.push(...(await sendGroup()));
+  if (runs('send') && selected('eth_send_transaction')) results.push(...(await sendGroup()));
 
   process.stdout.write(
-    '\n| run (gRPC, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | note |\n|---|---:|---:|---:|---:|---|\n',
+    '\n| run (gRPC, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | CPU per call (µs) | note |\n|---|---:|---:|---:|---:|---:|---|\n',
   );
   for (const r of results)
     process.stdout.write(
-      `| ${r.label} | ${r.requests} | ${(r.requests / r.seconds).toFixed(0)} | ${r.p50ms.toFixed(3)} | ${r.p99ms.toFixed(3)} | ${r.note ?? ''} |\n`,
+      `| ${r.label} | ${r.requests} | ${(r.requests / r.seconds).toFixed(0)} | ${r.p50ms.toFixed(3)} | ${r.p99ms.toFixed(3)} | ${r.cpuUsPerCall === undefined ? '' : r.cpuUsPerCall.toFixed(0)} | ${r.note ?? ''} |\n`,
     );
 }
 

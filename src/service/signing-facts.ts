@@ -1,22 +1,11 @@
 /**
  * The policy facts of signing activities: the key signed with (`wallet`, `private_key`,
- * `wallet_account`) and, for sign_transaction, the transaction as its chain adapter describes it
- * from the bytes it parsed itself (turnkey-api.md 8.3).
+ * `wallet_account`), and the helpers the chains' sign_transaction facts share
+ * (activities/chains/*: the transaction as its adapter describes it from the bytes it parsed itself,
+ * turnkey-api.md 8.3).
  */
-import {
-  addressFromPublicKey,
-  describeTransaction as describeEthereum,
-  parseUnsignedTransaction as parseEthereum,
-} from '../../chains/ethereum/index.js';
-import { describeTransaction as describeSolana, parseWireTransaction } from '../../chains/solana/index.js';
-import { describeTransaction as describeTron, parseRawData } from '../../chains/tron/index.js';
-import {
-  describeTransaction as describeBitcoin,
-  inRequest,
-  parsePsbt,
-  type BitcoinNetwork,
-} from '../../chains/bitcoin/index.js';
-import { describeTransaction as describeTempo, parseTransactionToSign } from '../../chains/tempo/index.js';
+import { addressFromPublicKey } from '../../chains/ethereum/index.js';
+import type { BitcoinNetwork } from '../../chains/bitcoin/index.js';
 import { CountersignError } from '../shared/errors.js';
 import { hexToBytes } from '../shared/encoding.js';
 import type { TransactionFacts } from './policy/index.js';
@@ -46,7 +35,7 @@ export async function signerFacts(ctx: ActivityContext, rec: SigningKeyRecord): 
 }
 
 /** Re-homes an adapter's error onto the request field that carried the transaction. */
-function inField<T>(field: string, step: () => T): T {
+export function inField<T>(field: string, step: () => T): T {
   try {
     return step();
   } catch (e) {
@@ -56,59 +45,18 @@ function inField<T>(field: string, step: () => T): T {
   }
 }
 
-function ethereumAddressOf(rec: SigningKeyRecord, signWithField: string): string {
+/** The Ethereum address of a secp256k1 signer (its stored address, else derived from its key). */
+export function ethereumAddressOf(rec: SigningKeyRecord, signWithField: string): string {
   if (rec.address !== null && rec.addressFormat === 'ADDRESS_FORMAT_ETHEREUM') return rec.address;
   return inField(signWithField, () => addressFromPublicKey(hexToBytes(rec.publicKey, signWithField)));
 }
 
-function bitcoinNetworkOf(rec: SigningKeyRecord): BitcoinNetwork {
+/** The network a Bitcoin signer's address format names. */
+export function bitcoinNetworkOf(rec: SigningKeyRecord): BitcoinNetwork {
   const f = rec.addressFormat ?? '';
   if (f.includes('_REGTEST_')) return 'regtest';
   if (f.includes('_TESTNET_') || f.includes('_SIGNET_')) return 'testnet';
   return 'mainnet';
-}
-
-/**
- * Parses `unsigned` with the adapter of `type` and describes it. A transaction the adapter refuses
- * is refused here already, before the policy gate, with the field named.
- */
-export function transactionFacts(
-  type: string,
-  unsigned: Uint8Array,
-  rec: SigningKeyRecord,
-  fields: { readonly unsignedField: string; readonly signWithField: string },
-): TransactionFacts | undefined {
-  const { unsignedField, signWithField } = fields;
-  switch (type) {
-    case 'TRANSACTION_TYPE_ETHEREUM': {
-      const tx = inField(unsignedField, () => parseEthereum(unsigned));
-      if (rec.curve !== 'CURVE_SECP256K1') return undefined;
-      const facts: Record<string, unknown> = {
-        ...describeEthereum(tx, ethereumAddressOf(rec, signWithField)),
-      };
-      // function_name / function_signature / contract_call_args come from withContractCallFacts.
-      return { chain: 'eth', tx: facts };
-    }
-    case 'TRANSACTION_TYPE_SOLANA':
-      return {
-        chain: 'solana',
-        tx: { ...describeSolana(inField(unsignedField, () => parseWireTransaction(unsigned))) },
-      };
-    case 'TRANSACTION_TYPE_TRON':
-      return { chain: 'tron', tx: describeTron(inField(unsignedField, () => parseRawData(unsigned))) };
-    case 'TRANSACTION_TYPE_BITCOIN': {
-      const psbt = inRequest(fields, () => parsePsbt(unsigned));
-      return { chain: 'bitcoin', tx: inRequest(fields, () => describeBitcoin(psbt, bitcoinNetworkOf(rec))) };
-    }
-    case 'TRANSACTION_TYPE_TEMPO': {
-      const input = inField(unsignedField, () => parseTransactionToSign(unsigned));
-      if (rec.curve !== 'CURVE_SECP256K1') return undefined;
-      const from = input.kind === 'sender' ? ethereumAddressOf(rec, signWithField) : input.sender;
-      return { chain: 'tempo', tx: describeTempo(input.tx, from) };
-    }
-    default:
-      return undefined;
-  }
 }
 
 /** Adds the decoded contract call (from an uploaded ABI for `eth.tx.to`) to Ethereum facts. */

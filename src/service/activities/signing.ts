@@ -19,13 +19,14 @@ import {
 import type { SigningKeyRecord } from '../store/types.js';
 import { reqArray, reqEnum, reqString, stringArray, type Params } from './params.js';
 import type { ActivityContext, ActivityDefinition, ActivityFacts, ActivityOutcome } from './types.js';
-import { signerFacts, transactionFacts, withContractCallFacts } from '../signing-facts.js';
-import { signBitcoinTransaction } from './chains/bitcoin.js';
-import { signEthereumTransaction } from './chains/ethereum.js';
-import { signSolanaTransaction } from './chains/solana.js';
-import { signTempoTransaction } from './chains/tempo.js';
-import { signTronTransaction } from './chains/tron.js';
-import type { TransactionKey, TransactionSigner } from './chains/types.js';
+import { signerFacts, withContractCallFacts } from '../signing-facts.js';
+import { bitcoinTransactions } from './chains/bitcoin.js';
+import { ethereumTransactions } from './chains/ethereum.js';
+import { solanaTransactions } from './chains/solana.js';
+import { tempoTransactions } from './chains/tempo.js';
+import { tronTransactions } from './chains/tron.js';
+import type { TransactionChain, TransactionKey, TransactionRequest } from './chains/types.js';
+import { intentActivity } from './intent.js';
 import {
   HASH_FUNCTIONS,
   PAYLOAD_ENCODINGS,
@@ -169,14 +170,25 @@ export function signatureJson(sig: SignatureOut): { r: string; s: string; v: str
   return { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v.toString(16).padStart(2, '0') };
 }
 
-async function signRaw(
+/** A raw-payload signing request with its signer resolved (the rest is validated when it runs). */
+interface RawIntent {
+  readonly params: Params;
+  readonly signWithKey: 'signWith' | 'privateKeyId';
+  readonly signer: SigningKeyRecord;
+}
+
+async function parseRaw(
   ctx: ActivityContext,
   p: Params,
   signWithKey: 'signWith' | 'privateKeyId',
-  many: boolean,
-): Promise<SignatureOut[]> {
+): Promise<RawIntent> {
+  const signWith = reqString(p, signWithKey, 'parameters');
+  return { params: p, signWithKey, signer: await resolveSigner(ctx, signWith, `parameters.${signWithKey}`) };
+}
+
+function signRaw(ctx: ActivityContext, intent: RawIntent, many: boolean): SignatureOut[] {
   const prefix = 'parameters';
-  const signWith = reqString(p, signWithKey, prefix);
+  const { params: p, signer: rec } = intent;
   const encoding = reqEnum(p, 'encoding', prefix, PAYLOAD_ENCODINGS);
   const hashFunction = reqEnum(p, 'hashFunction', prefix, HASH_FUNCTIONS);
   const payloads = many
@@ -190,7 +202,6 @@ async function signRaw(
       `${prefix}.payloads: at most ${MAX_PAYLOADS_PER_ACTIVITY} payloads per activity (split the batch)`,
       { field: `${prefix}.payloads` },
     );
-  const rec = await resolveSigner(ctx, signWith, `${prefix}.${signWithKey}`);
   const prepared = payloads.map((payload, i) =>
     preparePayload(
       payload,
@@ -204,12 +215,12 @@ async function signRaw(
   return signPrepared(ctx.vault, rec, prepared);
 }
 
-const TRANSACTION_SIGNERS: Record<(typeof TRANSACTION_TYPES)[number], TransactionSigner> = {
-  TRANSACTION_TYPE_ETHEREUM: signEthereumTransaction,
-  TRANSACTION_TYPE_SOLANA: signSolanaTransaction,
-  TRANSACTION_TYPE_TRON: signTronTransaction,
-  TRANSACTION_TYPE_BITCOIN: signBitcoinTransaction,
-  TRANSACTION_TYPE_TEMPO: signTempoTransaction,
+const TRANSACTION_CHAINS: Record<(typeof TRANSACTION_TYPES)[number], TransactionChain<unknown>> = {
+  TRANSACTION_TYPE_ETHEREUM: ethereumTransactions as TransactionChain<unknown>,
+  TRANSACTION_TYPE_SOLANA: solanaTransactions as TransactionChain<unknown>,
+  TRANSACTION_TYPE_TRON: tronTransactions as TransactionChain<unknown>,
+  TRANSACTION_TYPE_BITCOIN: bitcoinTransactions as TransactionChain<unknown>,
+  TRANSACTION_TYPE_TEMPO: tempoTransactions as TransactionChain<unknown>,
 };
 
 /** The key as a chain's transaction signer sees it: its public key and a scheme-checked sign(). */
@@ -241,19 +252,34 @@ function transactionKey(vault: KeyVault, rec: SigningKeyRecord, signWithField: s
   };
 }
 
-async function signTransaction(ctx: ActivityContext, p: Params, signWithKey: 'signWith' | 'privateKeyId') {
+/** A sign_transaction request parsed once: the transaction its chain decoded and the signer. */
+interface TransactionIntent {
+  readonly chain: TransactionChain<unknown>;
+  readonly request: TransactionRequest;
+  readonly tx: unknown;
+  readonly signer: SigningKeyRecord;
+}
+
+async function parseTransactionIntent(
+  ctx: ActivityContext,
+  p: Params,
+  signWithKey: 'signWith' | 'privateKeyId',
+): Promise<TransactionIntent> {
   const prefix = 'parameters';
   const signWith = reqString(p, signWithKey, prefix);
   const unsignedHex = reqString(p, 'unsignedTransaction', prefix);
   const type = reqEnum(p, 'type', prefix, TRANSACTION_TYPES);
   const unsignedField = `${prefix}.unsignedTransaction`;
-  const unsigned = hexToBytes(unsignedHex, unsignedField);
   const signWithField = `${prefix}.${signWithKey}`;
-  const rec = await resolveSigner(ctx, signWith, signWithField);
-  const signed = TRANSACTION_SIGNERS[type](
-    { unsigned, unsignedField, signWithField },
-    transactionKey(ctx.vault, rec, signWithField),
-  );
+  const signer = await resolveSigner(ctx, signWith, signWithField);
+  const request = { unsigned: hexToBytes(unsignedHex, unsignedField), unsignedField, signWithField };
+  const chain = TRANSACTION_CHAINS[type];
+  return { chain, request, tx: chain.parse(request), signer };
+}
+
+function signTransaction(ctx: ActivityContext, intent: TransactionIntent) {
+  const { chain, request, tx, signer } = intent;
+  const signed = chain.sign(tx, request, transactionKey(ctx.vault, signer, request.signWithField));
   return { signedTransaction: bytesToHex(signed) };
 }
 
@@ -294,13 +320,9 @@ function eip712Facts(payload: string, field: string): Record<string, unknown> {
  * EIP-7702 payload what it says (`eth.eip_712`, `eth.eip_7702_authorization`). With several
  * payloads those facts are absent, so a policy that reads them does not allow the request.
  */
-async function rawFacts(
-  ctx: ActivityContext,
-  p: Params,
-  signWithKey: 'signWith' | 'privateKeyId',
-): Promise<ActivityFacts> {
-  const signWith = reqString(p, signWithKey, 'parameters');
-  const signer = await signerFacts(ctx, await resolveSigner(ctx, signWith, `parameters.${signWithKey}`));
+async function rawFacts(ctx: ActivityContext, intent: RawIntent): Promise<ActivityFacts> {
+  const p = intent.params;
+  const signer = await signerFacts(ctx, intent.signer);
   const payloads = Array.isArray(p['payloads']) ? (p['payloads'] as unknown[]) : [p['payload']];
   const field = Array.isArray(p['payloads']) ? 'parameters.payloads.0' : 'parameters.payload';
   const [payload] = payloads;
@@ -323,73 +345,65 @@ async function rawFacts(
 /** Policy facts of a sign_transaction request: the key, and the transaction its adapter parsed. */
 async function transactionRequestFacts(
   ctx: ActivityContext,
-  p: Params,
-  signWithKey: 'signWith' | 'privateKeyId',
+  intent: TransactionIntent,
 ): Promise<ActivityFacts> {
-  const prefix = 'parameters';
-  const signWith = reqString(p, signWithKey, prefix);
-  const unsignedHex = reqString(p, 'unsignedTransaction', prefix);
-  const type = reqEnum(p, 'type', prefix, TRANSACTION_TYPES);
-  const unsignedField = `${prefix}.unsignedTransaction`;
-  const signWithField = `${prefix}.${signWithKey}`;
-  const rec = await resolveSigner(ctx, signWith, signWithField);
-  const unsigned = hexToBytes(unsignedHex, unsignedField);
-  const transaction = await withContractCallFacts(
-    ctx,
-    transactionFacts(type, unsigned, rec, { unsignedField, signWithField }),
-  );
-  return { ...(await signerFacts(ctx, rec)), ...(transaction === undefined ? {} : { transaction }) };
+  const { chain, request, tx, signer } = intent;
+  const transaction = await withContractCallFacts(ctx, chain.facts(tx, signer, request));
+  return { ...(await signerFacts(ctx, signer)), ...(transaction === undefined ? {} : { transaction }) };
 }
 
 export const SIGNING_ACTIVITIES: readonly ActivityDefinition[] = [
-  {
+  intentActivity({
     type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
     path: 'sign_raw_payload',
     intentKey: 'signRawPayloadIntentV2',
     resultKey: 'signRawPayloadResult',
-    facts: (ctx, p) => rawFacts(ctx, p, 'signWith'),
-    run: async (ctx, p): Promise<ActivityOutcome> => {
-      const [sig] = await signRaw(ctx, p, 'signWith', false);
+    parse: (ctx, p) => parseRaw(ctx, p, 'signWith'),
+    facts: rawFacts,
+    run: async (ctx, intent): Promise<ActivityOutcome> => {
+      const [sig] = signRaw(ctx, intent, false);
       return { result: signatureJson(sig as SignatureOut) };
     },
-  },
-  {
+  }),
+  intentActivity({
     type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD',
     path: 'sign_raw_payload',
     intentKey: 'signRawPayloadIntent',
     resultKey: 'signRawPayloadResult',
-    facts: (ctx, p) => rawFacts(ctx, p, 'privateKeyId'),
-    run: async (ctx, p): Promise<ActivityOutcome> => {
-      const [sig] = await signRaw(ctx, p, 'privateKeyId', false);
+    parse: (ctx, p) => parseRaw(ctx, p, 'privateKeyId'),
+    facts: rawFacts,
+    run: async (ctx, intent): Promise<ActivityOutcome> => {
+      const [sig] = signRaw(ctx, intent, false);
       return { result: signatureJson(sig as SignatureOut) };
     },
-  },
-  {
+  }),
+  intentActivity({
     type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS',
     path: 'sign_raw_payloads',
     intentKey: 'signRawPayloadsIntent',
     resultKey: 'signRawPayloadsResult',
-    facts: (ctx, p) => rawFacts(ctx, p, 'signWith'),
-    run: async (ctx, p): Promise<ActivityOutcome> => ({
-      result: { signatures: (await signRaw(ctx, p, 'signWith', true)).map(signatureJson) },
+    parse: (ctx, p) => parseRaw(ctx, p, 'signWith'),
+    facts: rawFacts,
+    run: async (ctx, intent): Promise<ActivityOutcome> => ({
+      result: { signatures: signRaw(ctx, intent, true).map(signatureJson) },
     }),
-  },
-  {
+  }),
+  intentActivity({
     type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
     path: 'sign_transaction',
     intentKey: 'signTransactionIntentV2',
     resultKey: 'signTransactionResult',
-    facts: (ctx, p) => transactionRequestFacts(ctx, p, 'signWith'),
-    run: async (ctx, p): Promise<ActivityOutcome> => ({ result: await signTransaction(ctx, p, 'signWith') }),
-  },
-  {
+    parse: (ctx, p) => parseTransactionIntent(ctx, p, 'signWith'),
+    facts: transactionRequestFacts,
+    run: async (ctx, intent): Promise<ActivityOutcome> => ({ result: signTransaction(ctx, intent) }),
+  }),
+  intentActivity({
     type: 'ACTIVITY_TYPE_SIGN_TRANSACTION',
     path: 'sign_transaction',
     intentKey: 'signTransactionIntent',
     resultKey: 'signTransactionResult',
-    facts: (ctx, p) => transactionRequestFacts(ctx, p, 'privateKeyId'),
-    run: async (ctx, p): Promise<ActivityOutcome> => ({
-      result: await signTransaction(ctx, p, 'privateKeyId'),
-    }),
-  },
+    parse: (ctx, p) => parseTransactionIntent(ctx, p, 'privateKeyId'),
+    facts: transactionRequestFacts,
+    run: async (ctx, intent): Promise<ActivityOutcome> => ({ result: signTransaction(ctx, intent) }),
+  }),
 ];

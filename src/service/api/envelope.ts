@@ -50,13 +50,31 @@ export interface VoteWithUser {
   readonly user: Record<string, unknown>;
 }
 
-/** `{activity: …}` with the seed's nested record also served at `activity.result.activity`. */
+/** The intent and result of a record just written, as the objects its JSON was made from. */
+export interface WrittenBodies {
+  readonly intent: unknown;
+  readonly result: unknown;
+}
+
+/**
+ * `{activity: …}` with the seed's nested record also served at `activity.result.activity`. With
+ * `written` (the objects `a.intentJson` and `a.resultJson` were just serialized from) the record's
+ * JSON is not parsed back.
+ */
 export function activityResponse(
   a: ActivityRecord,
   votes: readonly VoteWithUser[],
+  written?: WrittenBodies,
 ): { activity: Record<string, unknown> } {
-  const intent = { [a.intentKey]: JSON.parse(a.intentJson) as unknown };
-  const resultBody = a.resultJson === null ? undefined : (JSON.parse(a.resultJson) as unknown);
+  const intent = {
+    [a.intentKey]: written === undefined ? (JSON.parse(a.intentJson) as unknown) : written.intent,
+  };
+  const resultBody =
+    a.resultJson === null
+      ? undefined
+      : written === undefined
+        ? (JSON.parse(a.resultJson) as unknown)
+        : written.result;
   const voteJson = votes.map(({ vote, user }) => ({
     id: vote.id,
     userId: vote.userId,

@@ -22,7 +22,7 @@ import { ACTIVITIES } from '../activities/registry.js';
 import { sealSecretParams } from '../activities/sealSecretParams.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
-import { activityResponse } from './envelope.js';
+import { activityResponse, userJson } from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
@@ -217,6 +217,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return json(200, activityResponse(a, await votesWithUsers(store, a.id)));
   }
 
+  /** The answer to an activity just recorded, from what was written (its one vote), not re-read. */
+  async function respondWritten(
+    a: ActivityRecord,
+    vote: VoteRecord,
+    voter: UserRecord,
+    written: { intent: unknown; result: unknown },
+  ): Promise<TransportResponse> {
+    const user = userJson(voter, await store.listApiKeys(voter.id));
+    return json(200, activityResponse(a, [{ vote, user }], written));
+  }
+
   async function submit(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {
     const body = parseBody(raw);
     const type = body.type;
@@ -382,7 +393,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         });
         webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
-        return respondWith(record);
+        return respondWritten(record, vote, caller.user, { intent: params, result: undefined });
       }
       case 'OUTCOME_ALLOW':
         break;
@@ -416,7 +427,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
-    return respondWith(record);
+    return respondWritten(record, vote, caller.user, { intent: params, result: outcome.result });
   }
 
   async function query(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {

@@ -5,34 +5,31 @@
  * signs the message bytes from the wire with ed25519 (RFC 8032, no pre-hash); only its own slot is
  * written, every other byte comes back as it was sent.
  */
-import { assemble, parseWireTransaction, requiredSignerIndex } from '../../../../chains/solana/index.js';
-import type { SolanaTransaction } from '../../../../chains/solana/index.js';
+import {
+  assemble,
+  describeTransaction,
+  parseWireTransaction,
+  requiredSignerIndex,
+  type SolanaTransaction,
+} from '../../../../chains/solana/index.js';
 import { concatBytes } from '../../../shared/encoding.js';
-import { CountersignError, isCountersignError } from '../../../shared/errors.js';
-import type { TransactionSigner } from './types.js';
+import { CountersignError } from '../../../shared/errors.js';
+import { inField } from '../../signing-facts.js';
+import type { TransactionChain } from './types.js';
 
-export const signSolanaTransaction: TransactionSigner = (req, key) => {
-  let tx: SolanaTransaction;
-  try {
-    tx = parseWireTransaction(req.unsigned);
-  } catch (e) {
-    // Name the request field; the parser's message says which part of the transaction is wrong.
-    if (isCountersignError(e))
-      throw new CountersignError(e.code, `${req.unsignedField}: ${e.message}`, {
-        field: req.unsignedField,
-        cause: e,
-        meta: e.meta,
-      });
-    throw e;
-  }
-  if (key.record.curve !== 'CURVE_ED25519')
-    throw new CountersignError(
-      'CURVE_UNSUPPORTED',
-      `${req.signWithField}: Solana transactions need an ed25519 key; this one is ${key.record.curve}`,
-      { field: req.signWithField },
-    );
-  // Before signing: a key that is not among the first numRequiredSignatures accounts has no slot.
-  requiredSignerIndex(tx, key.publicKey, req.signWithField);
-  const sig = key.sign('ED25519', tx.messageBytes);
-  return assemble(tx, key.publicKey, concatBytes(sig.r, sig.s));
+export const solanaTransactions: TransactionChain<SolanaTransaction> = {
+  parse: (req) => inField(req.unsignedField, () => parseWireTransaction(req.unsigned)),
+  facts: (tx) => ({ chain: 'solana', tx: { ...describeTransaction(tx) } }),
+  sign: (tx, req, key) => {
+    if (key.record.curve !== 'CURVE_ED25519')
+      throw new CountersignError(
+        'CURVE_UNSUPPORTED',
+        `${req.signWithField}: Solana transactions need an ed25519 key; this one is ${key.record.curve}`,
+        { field: req.signWithField },
+      );
+    // Before signing: a key that is not among the first numRequiredSignatures accounts has no slot.
+    requiredSignerIndex(tx, key.publicKey, req.signWithField);
+    const sig = key.sign('ED25519', tx.messageBytes);
+    return assemble(tx, key.publicKey, concatBytes(sig.r, sig.s));
+  },
 };

@@ -1,6 +1,10 @@
-/** What a chain's sign_transaction gets from the service: the parsed request and a way to sign. */
+/**
+ * One chain as sign_transaction sees it: the unsigned transaction parsed once into `Tx`, which
+ * the policy facts describe and the signer signs (no second parse between the gate and the key).
+ */
 import type { SignatureScheme } from '../../../../chains/types.js';
 import type { SignatureOut } from '../../keys/index.js';
+import type { TransactionFacts } from '../../policy/index.js';
 import type { SigningKeyRecord } from '../../store/types.js';
 
 export interface TransactionKey {
@@ -23,5 +27,12 @@ export interface TransactionRequest {
   readonly signWithField: string;
 }
 
-/** Parses `unsigned` strictly, signs what belongs to the key, returns the signed transaction. */
-export type TransactionSigner = (req: TransactionRequest, key: TransactionKey) => Uint8Array;
+/** A chain's sign_transaction in three steps over one parse. */
+export interface TransactionChain<Tx> {
+  /** Strict decode of `req.unsigned`; a refusal names `req.unsignedField`. */
+  parse(req: TransactionRequest): Tx;
+  /** What policies read about `tx` (turnkey-api.md 8.3); undefined when the key cannot describe it. */
+  facts(tx: Tx, signer: SigningKeyRecord, req: TransactionRequest): TransactionFacts | undefined;
+  /** Signs what belongs to the key and returns the signed transaction. */
+  sign(tx: Tx, req: TransactionRequest, key: TransactionKey): Uint8Array;
+}
