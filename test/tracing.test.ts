@@ -5,7 +5,8 @@
  * handler under the caller's span, the public-API call under it, the service's request (on the
  * service thread, reached through the traceparent header) under the call, and the stamp check,
  * policy, signature and store write under the request; the daemon's verification under the gRPC
- * handler. The log lines of that call, on both threads, carry its trace id.
+ * handler. The log lines of that call, on both threads, carry its trace id. A SendEthTransaction
+ * against anvil adds the broadcast, in the caller's trace too.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -14,8 +15,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
 import type { Credentials } from '../src/service/embedded.js';
-import { createSignerClient } from './helpers/grpc-client.js';
+import { startAnvil } from './helpers/anvil.js';
+import { createSignerClient, openSignerStub } from './helpers/grpc-client.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 
 const dirs: string[] = [];
@@ -183,5 +186,96 @@ describe('tracing with --otlp-endpoint', () => {
     for (const l of traced) expect(spanIds.has(l.span_id as string), l.msg).toBe(true);
     // Lines outside any call carry none.
     expect(lines.find((l) => l.msg === 'countersign is ready')?.trace_id).toBeUndefined();
+  }, 60_000);
+
+  it('puts the broadcast of a SendEthTransaction in the caller’s trace, under its gRPC handler', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    const anvil = await startAnvil();
+    closers.push(() => anvil.stop());
+    const dataDir = mkdtempSync(join(tmpdir(), 'countersign-tracing-send-'));
+    dirs.push(dataDir);
+    const serve = await startServe([
+      '--data-dir',
+      dataDir,
+      '--otlp-endpoint',
+      `${receiver.url}/v1/traces`,
+      '--chain-rpc',
+      `eip155:31337=${anvil.rpcUrl}`,
+    ]);
+    servers.push(serve);
+    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as Credentials;
+    const from = creds.accounts.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address as string;
+    await fetch(anvil.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setBalance',
+        params: [from, '0x3635c9adc5dea00000'],
+      }),
+    });
+
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    type Unary = (
+      req: unknown,
+      md: grpc.Metadata,
+      opts: grpc.CallOptions,
+      cb: (err: grpc.ServiceError | null, res?: { sendTransactionStatusId: string }) => void,
+    ) => void;
+    const stub = openSignerStub<{ SendEthTransaction: Unary }>(serve.ready.grpc);
+    const md = new grpc.Metadata();
+    md.set('traceparent', `00-${traceId}-${callerSpanId}-01`);
+    const res = await new Promise<{ sendTransactionStatusId: string }>((resolve, reject) =>
+      stub.SendEthTransaction.call(
+        stub,
+        {
+          from,
+          caip2: 'eip155:31337',
+          calls: [{ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '5' }],
+        },
+        md,
+        { deadline: Date.now() + 30_000 },
+        (err, r) => (err === null && r !== undefined ? resolve(r) : reject(err ?? new Error('no answer'))),
+      ),
+    );
+    expect(res.sendTransactionStatusId).toMatch(/^[0-9a-f-]{36}$/);
+    stub.close();
+    // The broadcast follows the answer: wait until anvil has the transaction, then flush by SIGTERM.
+    for (;;) {
+      const r = await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getTransactionCount',
+          params: [from, 'latest'],
+        }),
+      });
+      if (((await r.json()) as { result: string }).result !== '0x0') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    serve.proc.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+
+    const ours = receiver.spans.filter((s) => s.traceId === traceId);
+    const byId = new Map(ours.map((s) => [s.spanId, s]));
+    const broadcasts = receiver.spans.filter((s) => s.name === 'broadcast');
+    expect(broadcasts).toHaveLength(1);
+    const broadcast = broadcasts[0] as OtlpSpan;
+    expect(broadcast.traceId).toBe(traceId);
+    expect(broadcast.kind).toBe(SPAN_KIND_CLIENT);
+    // Its ancestors: up through the service's request and the public-API call to the gRPC handler.
+    const chain: string[] = [];
+    for (let p = broadcast.parentSpanId; p !== undefined && byId.has(p); p = byId.get(p)?.parentSpanId)
+      chain.push(byId.get(p)?.name as string);
+    expect(chain).toContain('public_api.request');
+    expect(chain).toContain('public_api.call');
+    expect(chain.at(-1)).toBe('grpc.server');
+    const grpcSpan = ours.find((s) => s.name === 'grpc.server');
+    expect(grpcSpan?.parentSpanId).toBe(callerSpanId);
   }, 60_000);
 });
