@@ -111,7 +111,13 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   // Spans of this thread (gRPC handler, public-API call, verify); the service thread starts its own.
   if (config.otlpEndpoint !== undefined) {
     const tracing = startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
-    closers.push(() => tracing.shutdown());
+    closers.push(async () => {
+      if (!(await tracing.shutdown()))
+        logger.warn(
+          { otlpEndpoint: config.otlpEndpoint },
+          'tracing: the collector did not take the last spans',
+        );
+    });
     logger.info({ otlpEndpoint: config.otlpEndpoint }, 'tracing on: spans export over OTLP/HTTP');
   }
   // The service thread's metrics (its prom-client families as data, its hand-written text).

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,5 +277,48 @@ describe('tracing with --otlp-endpoint', () => {
     expect(chain.at(-1)).toBe('grpc.server');
     const grpcSpan = ours.find((s) => s.name === 'grpc.server');
     expect(grpcSpan?.parentSpanId).toBe(callerSpanId);
+  }, 60_000);
+
+  it('drains and exits 0 when the collector never answers (spans are dropped, with a warning)', async () => {
+    // A collector that accepts connections and never answers.
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((sock) => sockets.push(sock));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      sockets.forEach((sock) => sock.destroy());
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    const dataDir = mkdtempSync(join(tmpdir(), 'countersign-tracing-silent-'));
+    dirs.push(dataDir);
+    const serve = await startServe([
+      '--data-dir',
+      dataDir,
+      '--otlp-endpoint',
+      `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+    ]);
+    servers.push(serve);
+    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as Credentials;
+    const eth = creds.accounts.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address as string;
+    const client = createSignerClient({ address: serve.ready.grpc });
+    const r = await client.signTransaction({
+      signWith: eth,
+      ethereum: {
+        type: 'ETHEREUM_TRANSACTION_TYPE_EIP1559',
+        chainId: '1',
+        nonce: '0',
+        to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        value: '1',
+        gasLimit: '21000',
+        maxFeePerGas: '2',
+        maxPriorityFeePerGas: '1',
+      },
+    });
+    expect(r.ok).toBe(true);
+    client.close();
+    serve.proc.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(sockets.length).toBeGreaterThan(0); // the exporter did try
+    expect(serve.stderr()).toContain('tracing: the collector did not take the last spans');
+    expect(serve.stderr()).toContain('"msg":"stopped"');
   }, 60_000);
 });

@@ -49,9 +49,14 @@ export interface TracingOptions {
 }
 
 export interface Tracing {
-  /** Exports what is buffered and stops. */
-  shutdown(): Promise<void>;
+  /**
+   * Exports what is buffered and stops; false when the collector did not take it (within the export
+   * timeout). Never rejects: an unreachable collector must not stop a drain.
+   */
+  shutdown(): Promise<boolean>;
 }
+
+const EXPORT_TIMEOUT_MS = 5_000;
 
 let tracer: Tracer | undefined;
 let provider: BasicTracerProvider | undefined;
@@ -65,11 +70,17 @@ export function tracingEnabled(): boolean {
 /** Starts tracing on this thread (once; a second call is refused). */
 export function startTracing(opts: TracingOptions): Tracing {
   if (provider !== undefined) throw new Error('tracing already started on this thread');
-  const exporter = new OTLPTraceExporter({ url: opts.endpoint });
+  // A collector that does not answer costs at most this per batch, and delays shutdown no longer.
+  const exporter = new OTLPTraceExporter({ url: opts.endpoint, timeoutMillis: EXPORT_TIMEOUT_MS });
   provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
     // Spans leave in batches, off the request path; shutdown() flushes the rest.
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, {
+        scheduledDelayMillis: 1000,
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+      }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(w3c);
@@ -79,7 +90,12 @@ export function startTracing(opts: TracingOptions): Tracing {
   return {
     async shutdown() {
       tracer = undefined;
-      await p.shutdown();
+      try {
+        await p.shutdown();
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }

@@ -79,8 +79,8 @@ try {
         void service
           .close()
           .then(() => tracing?.shutdown())
-          .catch((e: unknown) => logger.warn({ err: e }, 'tracing did not flush at close'))
-          .then(() => {
+          .then((flushed) => {
+            if (flushed === false) logger.warn('tracing: the collector did not take the last spans');
             post({ kind: 'closed' });
             port.close();
           });
