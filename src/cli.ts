@@ -29,6 +29,7 @@ import { PROXY_USAGE, proxyCommand, splitProxyArgs } from './cli-proxy.js'; // -
 import type { MetricFamilies } from './observability/metrics.js';
 import { aggregateText, daemonMetrics as daemonFamilies, setServiceName } from './observability/metrics.js';
 import { startMetricsListener } from './observability/metrics-listener.js';
+import { startTracing } from './observability/tracing.js';
 // --- end operability ---
 
 const USAGE = `countersign — transaction-signing daemon with an embedded Turnkey-compatible wallet service
@@ -111,6 +112,18 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   // --- operability ---
   setServiceName(config.serviceName);
   daemonFamilies();
+  // Spans of this thread (gRPC handler, public-API call, verify); the service thread starts its own.
+  if (config.otlpEndpoint !== undefined) {
+    const tracing = startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
+    closers.push(async () => {
+      if (!(await tracing.shutdown()))
+        logger.warn(
+          { otlpEndpoint: config.otlpEndpoint },
+          'tracing: the collector did not take the last spans',
+        );
+    });
+    logger.info({ otlpEndpoint: config.otlpEndpoint }, 'tracing on: spans export over OTLP/HTTP');
+  }
   // The service thread's metrics (its prom-client families as data, its hand-written text).
   let serviceMetrics: () => Promise<{ text: string; families: MetricFamilies }> = async () => ({
     text: '',
@@ -166,6 +179,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         webhookMaxAgeMs: config.webhookMaxAgeMs,
         ...(config.consoleOrigin === undefined ? {} : { consoleOrigin: config.consoleOrigin }), // --- console ---
         serviceName: config.serviceName, // --- operability ---
+        ...(config.otlpEndpoint === undefined ? {} : { otlpEndpoint: config.otlpEndpoint }), // --- operability ---
         delivery: deliveryOf(config), // --- auth proxy ---
         authProxyListen: { host: config.proxyListen.host, port: config.proxyListen.port }, // --- auth proxy ---
       },

@@ -51,6 +51,28 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads --otlp-endpoint (flag, COUNTERSIGN_OTLP_ENDPOINT, file key otlpEndpoint) as the OTLP traces URL; off by default', () => {
+    expect(loadConfig(['serve'], {}).config.otlpEndpoint).toBeUndefined();
+    expect(loadConfig(['serve', '--otlp-endpoint', 'http://127.0.0.1:4318'], {}).config.otlpEndpoint).toBe(
+      'http://127.0.0.1:4318/v1/traces',
+    );
+    expect(
+      loadConfig(['serve'], { COUNTERSIGN_OTLP_ENDPOINT: 'https://collector.example/otlp/' }).config
+        .otlpEndpoint,
+    ).toBe('https://collector.example/otlp/v1/traces');
+    expect(
+      loadConfig(['serve', '--config', file({ otlpEndpoint: 'http://127.0.0.1:4318/v1/traces' })], {}).config
+        .otlpEndpoint,
+    ).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(() => loadConfig(['serve', '--otlp-endpoint', 'collector:4318'], {})).toThrow(
+      /--otlp-endpoint: must be an http or https URL/,
+    );
+    expect(() => loadConfig(['serve', '--otlp-endpoint', 'not a url'], {})).toThrow(
+      /--otlp-endpoint: .* is not a URL/,
+    );
+    expect(loadConfig(['serve'], {}).config.serviceName).toBe('countersign');
+  });
+
   it('ranks flags over environment over config file over defaults', () => {
     const cfg = file({
       dataDir: '/from-file',

@@ -72,6 +72,8 @@ export interface Config {
   /** `--metrics-listen`: the Prometheus listener; undefined = off. */
   readonly metricsListen: ListenAddress | undefined;
   readonly serviceName: string;
+  /** `--otlp-endpoint`: where spans go (the OTLP/HTTP traces URL); undefined = tracing off. */
+  readonly otlpEndpoint: string | undefined;
   // --- end operability ---
 }
 
@@ -293,6 +295,13 @@ export const SETTINGS = [
     def: 'countersign',
     help: 'the service name on metrics (label `service`) and on spans',
   },
+  {
+    flag: 'otlp-endpoint',
+    env: 'COUNTERSIGN_OTLP_ENDPOINT',
+    key: 'otlpEndpoint',
+    def: '',
+    help: 'OpenTelemetry traces: OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318; /v1/traces is added); off when empty',
+  },
   // --- end operability ---
   // --- auth proxy --- delivery of OTP codes (issue 13)
   {
@@ -395,6 +404,26 @@ function serviceName(value: string): string {
       { field: 'service-name' },
     );
   return value;
+}
+
+/** The OTLP/HTTP traces URL: the collector's base URL with `/v1/traces`, unless it names that path. */
+function otlpEndpoint(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CountersignError('CONFIG_INVALID', `--otlp-endpoint: '${value}' is not a URL`, {
+      field: 'otlp-endpoint',
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CountersignError('CONFIG_INVALID', '--otlp-endpoint: must be an http or https URL', {
+      field: 'otlp-endpoint',
+    });
+  if (url.pathname.endsWith('/v1/traces')) return url.href;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`;
+  return url.href;
 }
 // --- end operability ---
 
@@ -560,6 +589,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     metricsListen:
       opt('metricsListen') === undefined ? undefined : parseListen(str('metricsListen'), '--metrics-listen'),
     serviceName: serviceName(str('serviceName')),
+    otlpEndpoint: otlpEndpoint(opt('otlpEndpoint')),
     // --- end operability ---
   };
   if ((config.grpcTlsCert === undefined) !== (config.grpcTlsKey === undefined))

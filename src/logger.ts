@@ -1,5 +1,6 @@
 /** The one root logger: JSON (pino) to stderr; modules take children. Never log keys, stamps or payloads. */
 import pino, { type Logger } from 'pino';
+import { NO_TRACE_FIELDS, traceLogFields } from './observability/tracing.js';
 
 /** Field names that must never reach a log line, whatever object they travel in. */
 export const REDACT_PATHS = [
@@ -30,7 +31,16 @@ export function createLogger(
   destination: pino.DestinationStream = pino.destination(2),
 ): Logger {
   return pino(
-    { level, base: { service: 'countersign' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    {
+      level,
+      base: { service: 'countersign' },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // trace_id/span_id of the active span when tracing is on (observability/tracing.ts); else nothing.
+      mixin: traceLogFields,
+      // pino merges into the mixin's object; the shared empty one (tracing off) is left untouched.
+      mixinMergeStrategy: (merge: object, mixin: object) =>
+        mixin === NO_TRACE_FIELDS ? merge : Object.assign(mixin, merge),
+    },
     destination,
   );
 }

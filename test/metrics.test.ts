@@ -257,9 +257,21 @@ describe('metrics on --metrics-listen', () => {
     // The service thread: policy outcomes, API errors by code, API and store latencies.
     expect(value(s, 'countersign_policy_decisions_total', { outcome: 'deny' })).toBe(1);
     // Every signature the daemon asked for, plus root's create_policy.
-    expect(value(s, 'countersign_policy_decisions_total', { outcome: 'allow' })).toBeGreaterThanOrEqual(
-      okSigns + 1,
+    // Exactly: one allowed activity per signing call that succeeded, SignRawPayloads' and create_policy's.
+    expect(value(s, 'countersign_policy_decisions_total', { outcome: 'allow' })).toBe(okSigns + 2);
+    expect(value(s, 'countersign_policy_decisions_total', { outcome: 'consensus' })).toBe(0);
+    // Each allowed activity completed once (per-type counts add up to the calls that signed).
+    expect(value(s, 'countersign_activities_total')).toBe(okSigns + 2);
+    expect(value(s, 'countersign_activities_total', { type: 'ACTIVITY_TYPE_CREATE_POLICY_V3' })).toBe(1);
+    expect(value(s, 'countersign_activities_total', { type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS' })).toBe(
+      1 + 1, // the gRPC SignRawPayloads and Tempo's raw-payloads signature
     );
+    // The public API saw every activity the daemon submitted (and the denied one) plus create_policy.
+    expect(value(s, 'countersign_api_requests_total', { status: '403' })).toBe(1);
+    expect(value(s, 'countersign_api_request_duration_seconds_count')).toBe(
+      value(s, 'countersign_api_requests_total'),
+    );
+    expect(value(s, 'countersign_grpc_in_flight')).toBe(0);
     expect(value(s, 'countersign_api_errors_total', { code: 'POLICY_DENIED' })).toBe(1);
     expect(has(s, 'countersign_api_request_duration_seconds_bucket')).toBe(true);
     expect(value(s, 'countersign_store_transaction_duration_seconds_count')).toBeGreaterThan(0);

@@ -16,6 +16,7 @@ import { chainOfMember, chainOfType } from './chains/registry.js';
 import type { CallContext, DaemonContext } from './context.js';
 import type { SignTransactionRequest, SignTransactionResponse, VerifiedTransactionMessage } from './proto.js';
 import { submitActivity, type SubmitActivityOptions } from './submit-activity.js';
+import { inSpanSync } from '../observability/tracing.js';
 
 /** A request built and planned: what would be submitted, and what checks the answer. */
 export interface PreparedSignTransaction {
@@ -152,7 +153,9 @@ export async function signTransaction(
       ? fromService
       : verifying(() => adapter.assemble(input.tx, signatures as RawSignature[], signer));
   // The one gate: nothing leaves that does not match `unsigned` and verify for the signer.
-  const verified = verifying(() => adapter.verify(signed, input.unsigned, signer));
+  const verified = inSpanSync('verify', () =>
+    verifying(() => adapter.verify(signed, input.unsigned, signer)),
+  );
   const out = chain.finish?.(signed, verified, input) ?? { signed, hash: chain.hash(verified) };
   const answered = (chain.answeredBy === 'last' ? submitted[submitted.length - 1] : submitted[0])!;
   log.info({ activityId: answered.id, transactionHash: out.hash }, 'transaction signed and verified');

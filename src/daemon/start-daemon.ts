@@ -38,6 +38,7 @@ import { signTransaction } from './sign-transaction.js';
 import { watchActivity } from './watch-activity.js';
 import { watchSendTransaction } from './watch-send-transaction.js';
 import { observeGrpcCall } from '../observability/metrics.js'; // --- operability ---
+import { inSpan, SpanKind, tracingEnabled } from '../observability/tracing.js'; // --- operability ---
 
 export interface StartDaemonOptions {
   /** `host:port` (port 0 binds an ephemeral port) or `unix:/path/to.sock`. */
@@ -125,6 +126,12 @@ export function assertGrpcListenerSecure(o: {
     { listen: o.listen },
     'gRPC signer listens on a non-loopback address WITHOUT TLS (--grpc-insecure)',
   );
+}
+
+/** The first `traceparent` of a call's metadata, if it is a string. */
+function traceparentOf(metadata: grpc.Metadata): string | undefined {
+  const v = metadata.get('traceparent')[0];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** Starts the gRPC daemon and resolves once it is listening. */
@@ -242,8 +249,10 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
       inFlight++;
       bump(perCaller, name, 1);
       const started = process.hrtime.bigint();
-      handler(ctx, { log: boundLog }, call.request)
-        .then(
+      // The answer is sent inside the call's span, so its log lines (errors too) carry the trace id;
+      // a failure is re-thrown to mark the span, then dropped.
+      const run = () =>
+        handler(ctx, { log: boundLog }, call.request).then(
           (res) => {
             observeGrpcCall(method, call.request, started);
             callback(null, res);
@@ -251,8 +260,19 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           (err: unknown) => {
             observeGrpcCall(method, call.request, started, err);
             callback(toServiceError(err, boundLog));
+            throw err;
           },
-        )
+        );
+      // The caller's W3C traceparent (gRPC metadata) parents the call's span, when tracing is on.
+      (tracingEnabled()
+        ? inSpan('grpc.server', run, {
+            kind: SpanKind.SERVER,
+            traceparent: traceparentOf(call.metadata),
+            attributes: { 'rpc.system': 'grpc', 'rpc.service': SIGNER_SERVICE, 'rpc.method': method },
+          })
+        : run()
+      )
+        .catch(() => {})
         .finally(() => {
           inFlight--;
           bump(perCaller, name, -1);

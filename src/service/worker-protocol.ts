@@ -21,6 +21,8 @@ export interface ServiceWorkerData {
   readonly consoleOrigin?: string; // --- console ---
   /** `--service-name`: the `service` label on this thread's metric families. */
   readonly serviceName?: string;
+  /** `--otlp-endpoint`: this thread exports its spans there too; undefined = tracing off. */
+  readonly otlpEndpoint?: string;
   /** --- auth proxy --- OTP delivery settings (--smtp-*, --sms-*). */
   readonly delivery?: DeliveryOptions;
   /** --- auth proxy --- `--proxy-listen` (the proxy runs on this thread, beside the vault). */

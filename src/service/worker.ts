@@ -8,6 +8,7 @@ import { createLogger } from '../logger.js';
 import { openEmbeddedService } from './embedded.js';
 import { stallPoint } from '../observability/failpoints.js';
 import { metricsJson, serviceMetrics, setServiceName } from '../observability/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
 
 const port = parentPort;
@@ -16,6 +17,11 @@ const data = workerData as ServiceWorkerData;
 const logger = createLogger(data.logLevel);
 if (data.serviceName !== undefined) setServiceName(data.serviceName);
 serviceMetrics(); // every service family shows from the first scrape
+// Spans of this thread (public-API request, stamp check, policy, sign, store write, broadcast).
+const tracing =
+  data.otlpEndpoint === undefined
+    ? undefined
+    : startTracing({ endpoint: data.otlpEndpoint, serviceName: data.serviceName ?? 'countersign' });
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 try {
@@ -70,10 +76,14 @@ try {
         );
         return;
       case 'close':
-        void service.close().then(() => {
-          post({ kind: 'closed' });
-          port.close();
-        });
+        void service
+          .close()
+          .then(() => tracing?.shutdown())
+          .then((flushed) => {
+            if (flushed === false) logger.warn('tracing: the collector did not take the last spans');
+            post({ kind: 'closed' });
+            port.close();
+          });
         return;
     }
   });

@@ -43,6 +43,7 @@ import { parseJsonStrict } from '../../shared/parseJsonStrict.js';
 import type { Metrics } from './metrics.js';
 import { policyOutcomeLabel, secondsSince, serviceMetrics } from '../../observability/metrics.js'; // --- operability ---
 import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
+import { inSpan, SpanKind, tracingEnabled } from '../../observability/tracing.js'; // --- operability ---
 import {
   SERVICE_NOTARIZER_KEY_ID,
   SERVICE_ONRAMP_KEY_ID,
@@ -243,7 +244,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         { field: 'type' },
       );
     const org = await organizationOf(body);
-    const caller = await authenticate(stamp, raw, org);
+    const caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
     const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     const existing = await store.getActivityByFingerprint(fingerprint);
     if (existing !== undefined) return respondWith(existing);
@@ -266,7 +267,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     stamp: Stamp,
   ): Promise<TransportResponse> {
     const org = await organizationOf(body);
-    const caller = await authenticate(stamp, raw, org);
+    const caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
     checkFreshness(body);
     const params = parametersOf(body);
     if (caller.credentialOrgId !== org.id)
@@ -346,15 +347,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       createdAtMs: nowMs,
     };
     // Facts first: they also refuse what cannot be described (unknown signWith, malformed tx).
-    const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
-    const decision = await evaluateGate({
-      store,
-      organization: org,
-      type: def.type,
-      params,
-      facts,
-      votes: [vote],
-      nowMs,
+    const decision = await inSpan('policy.evaluate', async () => {
+      const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
+      return evaluateGate({
+        store,
+        organization: org,
+        type: def.type,
+        params,
+        facts,
+        votes: [vote],
+        nowMs,
+      });
     });
     serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
     crashPoint('after-policy-decision'); // --- operability --- (tests only: see failpoints.ts)
@@ -386,11 +389,13 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           // '[]' remembers the request for proofs; approve_activity signs them when it completes.
           appProofsJson: wantsProofs ? '[]' : null,
         };
-        await store.write(async (tx) => {
-          await tx.insertActivity(record, [vote]);
-          await tx.insertPolicyEvaluation(evaluation);
-          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
-        });
+        await inSpan('store.write', () =>
+          store.write(async (tx) => {
+            await tx.insertActivity(record, [vote]);
+            await tx.insertPolicyEvaluation(evaluation);
+            await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+          }),
+        );
         webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
         return respondWritten(record, vote, caller.user, { intent: params, result: undefined });
@@ -402,7 +407,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         throw new CountersignError('INTERNAL', `unknown policy outcome ${String(never)}`);
       }
     }
-    const outcome = await def.run(ctx, params);
+    const outcome = await inSpan('sign', () => def.run(ctx, params));
     crashPoint('after-sign-before-commit'); // --- operability ---
     const record: ActivityRecord = {
       ...base,
@@ -417,12 +422,14 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           )
         : null,
     };
-    await store.write(async (tx) => {
-      await outcome.write?.(tx);
-      await tx.insertActivity(record, [vote]);
-      await tx.insertPolicyEvaluation(evaluation);
-      await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
-    });
+    await inSpan('store.write', () =>
+      store.write(async (tx) => {
+        await outcome.write?.(tx);
+        await tx.insertActivity(record, [vote]);
+        await tx.insertPolicyEvaluation(evaluation);
+        await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+      }),
+    );
     webhookContextOf(store).wake(); // --- webhooks ---
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
@@ -433,7 +440,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   async function query(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {
     const body = parseBody(raw);
     const org = await organizationOf(body);
-    const caller = await authenticate(stamp, raw, org);
+    const caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
     // Turnkey's query bodies carry no timestampMs; one that does (a captured activity body replayed
     // to a query path, or a client that opts in) is held to the same window as an activity.
     if (body.timestampMs !== undefined) checkFreshness(body);
@@ -524,7 +531,17 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     throw new CountersignError('ROUTE_NOT_FOUND', `no route for ${req.path}`);
   }
 
-  return async (req) => {
+  /** One request, in a span continuing the caller's trace (its `traceparent` header) when tracing is on. */
+  const handle = (req: TransportRequest): Promise<TransportResponse> =>
+    tracingEnabled()
+      ? inSpan('public_api.request', () => answer(req), {
+          kind: SpanKind.SERVER,
+          traceparent: req.headers.traceparent,
+          attributes: { 'http.route': routeLabel(req.path) },
+        })
+      : answer(req);
+
+  async function answer(req: TransportRequest): Promise<TransportResponse> {
     const started = process.hrtime.bigint();
     let res: TransportResponse;
     try {
@@ -544,5 +561,6 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
     serviceMetrics().apiSeconds.observe({ route: routeLabel(req.path) }, secondsSince(started)); // --- operability ---
     return res;
-  };
+  }
+  return handle;
 }

@@ -22,6 +22,7 @@ import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 import { observeSendBacklog } from '../../observability/metrics.js'; // --- operability ---
 import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
+import { inSpan, SpanKind } from '../../observability/tracing.js'; // --- operability ---
 
 export interface SendTrackerOptions {
   readonly store: Store;
@@ -120,6 +121,8 @@ export function decodeRevert(data: Hex | undefined): string {
   }
   return `execution reverted: custom error ${data.slice(0, 10)}`;
 }
+
+const BROADCAST_SPAN = { kind: SpanKind.CLIENT, attributes: { 'rpc.method': 'eth_sendRawTransaction' } };
 
 export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   const { store, chains, vault, sponsor } = opts;
@@ -245,10 +248,15 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   async function broadcast(chain: EthChain, row: SendTransactionRecord): Promise<void> {
     lastBroadcastMs.set(row.id, Date.now());
     try {
-      await chain.client.request({
-        method: 'eth_sendRawTransaction',
-        params: [bytesTo0x(row.signedTransaction)],
-      });
+      await inSpan(
+        'broadcast',
+        () =>
+          chain.client.request({
+            method: 'eth_sendRawTransaction',
+            params: [bytesTo0x(row.signedTransaction)],
+          }),
+        BROADCAST_SPAN,
+      );
     } catch (e) {
       const message = messageOf(e);
       const kind = classifyBroadcastError(message);
