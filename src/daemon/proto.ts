@@ -1,14 +1,17 @@
 /**
  * The `countersign.v1.Signer` contract as loaded by @grpc/proto-loader, and the TypeScript shapes
  * of its messages under the loader options used here (camelCase names, enums as their names,
- * proto3 defaults filled in, `oneof` members named by a virtual field).
+ * proto3 defaults filled in, `oneof` members named by a virtual field). The shapes are derived from
+ * the types protoc-gen-es generated from the same proto (src/shared/gen), and the enum value lists
+ * from its enums: nothing here is written twice.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import * as shared from '../shared/enums.js';
+import type { GenEnum } from '@bufbuild/protobuf/codegenv2';
+import * as pb from '../shared/gen/countersign/v1/signer_pb.js';
 
 const PROTO_FILE = join('proto', 'countersign', 'v1', 'signer.proto');
 
@@ -47,355 +50,159 @@ export function loadSignerProto(protoFile: string = protoPath()): SignerProto {
   return { packageDefinition, signerService, protoFile };
 }
 
-export const SIGNING_MODES = [
-  'SIGNING_MODE_AUTO',
-  'SIGNING_MODE_SIGN_TRANSACTION',
-  'SIGNING_MODE_SIGN_RAW_PAYLOADS',
-] as const;
-export type SigningMode = (typeof SIGNING_MODES)[number];
+/** A generated enum object (numeric, with TypeScript's reverse mapping). */
+type EnumObject = Record<string, string | number>;
+/** protoc-gen-es drops the enum's own prefix from its TypeScript names; the proto's names keep it. */
+type Named<E extends EnumObject, Prefix extends string> = `${Prefix}${Extract<
+  { [K in keyof E]: E[K] extends number ? K : never }[keyof E],
+  string
+>}`;
 
-export type ActivityState =
-  | 'ACTIVITY_STATE_UNSPECIFIED'
-  | 'ACTIVITY_STATE_COMPLETED'
-  | 'ACTIVITY_STATE_CONSENSUS_NEEDED'
-  | 'ACTIVITY_STATE_FAILED'
-  | 'ACTIVITY_STATE_REJECTED'
-  | 'ACTIVITY_STATE_PENDING'
-  | 'ACTIVITY_STATE_AUTHENTICATORS_NEEDED';
-
-export const ETHEREUM_TRANSACTION_TYPES = [
-  'ETHEREUM_TRANSACTION_TYPE_UNSPECIFIED',
-  'ETHEREUM_TRANSACTION_TYPE_LEGACY',
-  'ETHEREUM_TRANSACTION_TYPE_EIP2930',
-  'ETHEREUM_TRANSACTION_TYPE_EIP1559',
-  'ETHEREUM_TRANSACTION_TYPE_EIP4844',
-  'ETHEREUM_TRANSACTION_TYPE_EIP7702',
-] as const;
-
-export const PAYLOAD_ENCODINGS = ['PAYLOAD_ENCODING_UNSPECIFIED', ...shared.PAYLOAD_ENCODINGS] as const;
-export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
-
-export const HASH_FUNCTIONS = ['HASH_FUNCTION_UNSPECIFIED', ...shared.HASH_FUNCTIONS] as const;
-export type HashFunction = (typeof HASH_FUNCTIONS)[number];
-
-/*
- * Decoded requests. Enum fields are typed `string`: a newer client may send a number the loader
- * cannot name, so handlers check them against the closed lists above.
+/**
+ * Every enum of the proto, with the prefix protoc-gen-es dropped (type level: how a loaded enum field
+ * is spelled). The runtime lists come from the descriptors, which keep the proto's names.
  */
-
-export interface EthereumAccessListEntryMessage {
-  readonly address: string;
-  readonly storageKeys: readonly Uint8Array[];
+interface Enums {
+  SigningMode: Named<typeof pb.SigningMode, 'SIGNING_MODE_'>;
+  ActivityState: Named<typeof pb.ActivityState, 'ACTIVITY_STATE_'>;
+  EthereumTransactionType: Named<typeof pb.EthereumTransactionType, 'ETHEREUM_TRANSACTION_TYPE_'>;
+  SolanaMessageVersion: Named<typeof pb.SolanaMessageVersion, 'SOLANA_MESSAGE_VERSION_'>;
+  TronTransactionKind: Named<typeof pb.TronTransactionKind, 'TRON_TRANSACTION_KIND_'>;
+  BitcoinNetwork: Named<typeof pb.BitcoinNetwork, 'BITCOIN_NETWORK_'>;
+  PayloadEncoding: Named<typeof pb.PayloadEncoding, 'PAYLOAD_ENCODING_'>;
+  HashFunction: Named<typeof pb.HashFunction, 'HASH_FUNCTION_'>;
+  PolicyOutcome: Named<typeof pb.PolicyOutcome, ''>;
+  SendTransactionStatusCode: Named<typeof pb.SendTransactionStatusCode, 'SEND_TRANSACTION_STATUS_CODE_'>;
+}
+interface EnumTypes {
+  SigningMode: pb.SigningMode;
+  ActivityState: pb.ActivityState;
+  EthereumTransactionType: pb.EthereumTransactionType;
+  SolanaMessageVersion: pb.SolanaMessageVersion;
+  TronTransactionKind: pb.TronTransactionKind;
+  BitcoinNetwork: pb.BitcoinNetwork;
+  PayloadEncoding: pb.PayloadEncoding;
+  HashFunction: pb.HashFunction;
+  PolicyOutcome: pb.PolicyOutcome;
+  SendTransactionStatusCode: pb.SendTransactionStatusCode;
 }
 
-export interface EthereumAuthorizationMessage {
-  readonly chainId: string;
-  readonly address: string;
-  readonly nonce: string;
-  readonly yParity: number;
-  readonly r: Uint8Array;
-  readonly s: Uint8Array;
+/** The enum's value names as the proto spells them, in wire order (the zero value first). */
+function namesOf<K extends keyof Enums>(schema: GenEnum<EnumTypes[K]>): readonly Enums[K][] {
+  return [...schema.values].sort((a, b) => a.number - b.number).map((v) => v.name as Enums[K]);
 }
 
-export interface EthereumTransactionMessage {
-  readonly unsigned: Uint8Array;
-  readonly type: string;
-  readonly chainId: string;
-  readonly nonce: string;
-  readonly to: string;
-  readonly value: string;
-  readonly data: Uint8Array;
-  readonly gasLimit: string;
-  readonly gasPrice: string;
-  readonly maxFeePerGas: string;
-  readonly maxPriorityFeePerGas: string;
-  readonly accessList: readonly EthereumAccessListEntryMessage[];
-  readonly maxFeePerBlobGas: string;
-  readonly blobVersionedHashes: readonly Uint8Array[];
-  readonly authorizationList: readonly EthereumAuthorizationMessage[];
-  readonly legacyWithoutChainId: boolean;
-}
+/**
+ * A numeric type is a plain integer when two distinct enums are both assignable to it (TypeScript
+ * enums are nominal to each other, while `number` and an enum are mutually assignable).
+ */
+type IsPlainNumber<F> = [pb.SigningMode | pb.ActivityState] extends [F] ? true : false;
+type EnumNameOf<F> = {
+  [K in keyof EnumTypes]: [F] extends [EnumTypes[K]]
+    ? [EnumTypes[K]] extends [F]
+      ? Enums[K]
+      : never
+    : never;
+}[keyof EnumTypes];
 
-export interface SolanaAccountMetaMessage {
-  readonly pubkey: string;
-  readonly isSigner: boolean;
-  readonly isWritable: boolean;
-}
+/**
+ * Requests ('in') type enum fields `string`: a newer client may send a number the loader cannot
+ * name, so handlers check them against the closed lists below. Responses ('out') use the names.
+ */
+type Direction = 'in' | 'out';
+// Each test is wrapped in [ ] so that a union (an enum is one) is looked at whole, not member by member.
+type Value<F, D extends Direction> = [F] extends [Uint8Array]
+  ? Uint8Array
+  : [F] extends [bigint]
+    ? string
+    : [F] extends [number]
+      ? IsPlainNumber<F> extends true
+        ? number
+        : D extends 'in'
+          ? string
+          : EnumNameOf<F>
+      : [F] extends [{ readonly $typeName: string }]
+        ? Loaded<F, D>
+        : F;
+type FieldOf<F, D extends Direction> = [NonNullable<F>] extends [readonly (infer E)[]]
+  ? readonly Value<E, D>[]
+  : Value<NonNullable<F>, D>;
+type Oneof = { readonly case: string | undefined };
+/** The generated message's `oneof` property, if any (countersign's messages have at most one). */
+type OneofKey<T> = {
+  [K in keyof T]-?: K extends '$typeName' | '$unknown' ? never : T[K] extends Oneof ? K : never;
+}[keyof T];
+/** A `oneof` as the loader gives it: the virtual field naming the member set, and each member. */
+type OneofOf<K extends PropertyKey, U, D extends Direction> = [U] extends [Oneof]
+  ? { readonly [P in K]?: Exclude<U['case'], undefined> } & {
+      readonly [C in Exclude<U['case'], undefined> & string]?: FieldOf<
+        Extract<U, { case: C }> extends { value: infer V } ? V : never,
+        D
+      >;
+    }
+  : never;
 
-export interface SolanaInstructionMessage {
-  readonly programId: string;
-  readonly accounts: readonly SolanaAccountMetaMessage[];
-  readonly data: Uint8Array;
-}
+/** A generated message type as @grpc/proto-loader decodes it with {@link LOADER_OPTIONS}. */
+export type Loaded<T, D extends Direction> = {
+  readonly [
+    K in keyof T as K extends '$typeName' | '$unknown' ? never : K extends OneofKey<T> ? never : K
+  ]: FieldOf<T[K], D>;
+} & ([OneofKey<T>] extends [never] ? unknown : OneofOf<OneofKey<T>, T[OneofKey<T>], D>);
 
-export interface SolanaAddressLookupTableMessage {
-  readonly address: string;
-  readonly addresses: readonly string[];
-}
-
-export interface SolanaTransactionMessage {
-  readonly unsigned: Uint8Array;
-  readonly feePayer: string;
-  readonly recentBlockhash: string;
-  readonly instructions: readonly SolanaInstructionMessage[];
-  readonly addressLookupTables: readonly SolanaAddressLookupTableMessage[];
-  /** SOLANA_MESSAGE_VERSION_{UNSPECIFIED,LEGACY,V0}. */
-  readonly version: string;
-}
-
-export interface TronTransactionMessage {
-  readonly unsigned: Uint8Array;
-  readonly expectedTxId: string;
-  /** TRON_TRANSACTION_KIND_{UNSPECIFIED,TRX_TRANSFER,TRC20_TRANSFER}. */
-  readonly kind: string;
-  readonly ownerAddress: string;
-  readonly toAddress: string;
-  readonly amount: string;
-  readonly tokenContract: string;
-  readonly feeLimit: string;
-  readonly refBlockBytes: string;
-  readonly refBlockHash: string;
-  readonly expiration: string;
-  readonly timestamp: string;
-  readonly memo: Uint8Array;
-  readonly permissionId: number;
-}
-
-export interface BitcoinTransactionMessage {
-  readonly unsigned: Uint8Array;
-  /** BITCOIN_NETWORK_{UNSPECIFIED,MAINNET,TESTNET,REGTEST}. */
-  readonly network: string;
-  readonly finalize: boolean;
-}
-
-export interface TempoCallMessage {
-  readonly to: string;
-  readonly value: string;
-  readonly data: Uint8Array;
-}
-
-export interface TempoTransactionMessage {
-  readonly unsigned: Uint8Array;
-  readonly chainId: string;
-  readonly nonce: string;
-  readonly nonceKey: string;
-  readonly gasLimit: string;
-  readonly maxFeePerGas: string;
-  readonly maxPriorityFeePerGas: string;
-  readonly calls: readonly TempoCallMessage[];
-  readonly accessList: readonly EthereumAccessListEntryMessage[];
-  readonly validBefore: string;
-  readonly validAfter: string;
-  readonly feeToken: string;
-  readonly sponsored: boolean;
-}
-
-export interface SignTransactionRequest {
-  readonly organizationId: string;
-  readonly signWith: string;
-  readonly idempotencyKey: string;
-  readonly mode: string;
-  /** Tempo sponsored transactions: who signs as fee payer in the same request ('' = nobody). */
-  readonly feePayerSignWith: string;
-  /** The oneof member that is set. */
-  readonly transaction?: 'ethereum' | 'solana' | 'tron' | 'bitcoin' | 'tempo';
-  readonly ethereum?: EthereumTransactionMessage;
-  readonly solana?: SolanaTransactionMessage;
-  readonly tron?: TronTransactionMessage;
-  readonly bitcoin?: BitcoinTransactionMessage;
-  readonly tempo?: TempoTransactionMessage;
-}
-
-export interface SignatureMessage {
-  readonly r: Uint8Array;
-  readonly s: Uint8Array;
-  readonly v: number;
-}
-
-export interface SignTransactionResponse {
-  readonly signedTransaction: Uint8Array;
-  readonly transactionHash: string;
-  readonly signatures: readonly SignatureMessage[];
-  readonly signer: string;
-  readonly activityId: string;
-  readonly state: ActivityState;
-  readonly fingerprint: string;
-  readonly mode: SigningMode;
-}
-
-export interface SignRawPayloadsRequest {
-  readonly organizationId: string;
-  readonly signWith: string;
-  readonly idempotencyKey: string;
-  readonly payloads: readonly string[];
-  readonly encoding: string;
-  readonly hashFunction: string;
-}
-
-export interface SignRawPayloadsResponse {
-  readonly signatures: readonly SignatureMessage[];
-  readonly digests: readonly Uint8Array[];
-  readonly signer: string;
-  readonly activityId: string;
-  readonly state: ActivityState;
-  readonly fingerprint: string;
-}
-
-export interface EthereumAuthorizationRequestMessage {
-  readonly chainId: string;
-  readonly address: string;
-  readonly nonce: string;
-}
-
-export interface SignMessageRequest {
-  readonly organizationId: string;
-  readonly signWith: string;
-  readonly idempotencyKey: string;
-  readonly message?: string;
-  readonly personalMessage?: Uint8Array;
-  readonly typedDataJson?: string;
-  readonly authorization?: EthereumAuthorizationRequestMessage;
-  readonly digest?: Uint8Array;
-}
-
-export interface SignMessageResponse {
-  /** Absent while the activity awaits consensus. */
-  readonly signature?: SignatureMessage;
-  readonly serialized: Uint8Array;
-  readonly digest: Uint8Array;
-  readonly signer: string;
-  readonly activityId: string;
-  readonly state: ActivityState;
-  readonly fingerprint: string;
-}
-
-export interface GetActivityRequest {
-  readonly organizationId: string;
-  readonly activityId: string;
-}
-
-export interface WatchActivityRequest {
-  readonly organizationId: string;
-  readonly activityId: string;
-  /** 0 = the default interval; clamped to a floor and a ceiling by the handler. */
-  readonly pollIntervalMs: number;
-}
-
-export interface VerifiedTransactionMessage {
-  readonly transactionType: string;
-  readonly signedTransaction: Uint8Array;
-  readonly transactionHash: string;
-  readonly signatures: readonly SignatureMessage[];
-  readonly signer: string;
-}
-
-export interface VerifiedPayloadsMessage {
-  readonly signatures: readonly SignatureMessage[];
-  readonly digests: readonly Uint8Array[];
-  readonly signer: string;
-}
-
-export interface SendTransactionResultMessage {
-  readonly sendTransactionStatusId: string;
-}
-
-export interface GetActivityResponse {
-  readonly activityId: string;
-  readonly organizationId: string;
-  readonly state: ActivityState;
-  readonly fingerprint: string;
-  readonly type: string;
-  /** The `result` oneof member that is set, if any (only for a verified, completed signing activity). */
-  readonly result?: 'transaction' | 'payloads' | 'sendTransaction';
-  readonly transaction?: VerifiedTransactionMessage;
-  readonly payloads?: VerifiedPayloadsMessage;
-  readonly sendTransaction?: SendTransactionResultMessage;
-  /** FAILED/REJECTED: the daemon error code and the service's message ('' otherwise). */
-  readonly failureCode: string;
-  readonly failureMessage: string;
-}
-
-export interface EvaluatePoliciesRequest {
-  /** The oneof member that is set. */
-  readonly request?: 'signTransaction' | 'signRawPayloads' | 'signMessage' | 'sendEthTransaction';
-  readonly signTransaction?: SignTransactionRequest;
-  readonly signRawPayloads?: SignRawPayloadsRequest;
-  readonly signMessage?: SignMessageRequest;
-  readonly sendEthTransaction?: SendEthTransactionRequest;
-}
-
+export const SIGNING_MODES = namesOf<'SigningMode'>(pb.SigningModeSchema);
+export type SigningMode = (typeof SIGNING_MODES)[number];
+export type ActivityState = Enums['ActivityState'];
+export const ETHEREUM_TRANSACTION_TYPES = namesOf<'EthereumTransactionType'>(
+  pb.EthereumTransactionTypeSchema,
+);
+export const PAYLOAD_ENCODINGS = namesOf<'PayloadEncoding'>(pb.PayloadEncodingSchema);
+export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
+export const HASH_FUNCTIONS = namesOf<'HashFunction'>(pb.HashFunctionSchema);
+export type HashFunction = (typeof HASH_FUNCTIONS)[number];
 /** The `PolicyOutcome` enum; a decision is one of the first four (after UNSPECIFIED). */
-export const POLICY_OUTCOMES = ['OUTCOME_UNSPECIFIED', ...shared.POLICY_OUTCOMES] as const;
+export const POLICY_OUTCOMES = namesOf<'PolicyOutcome'>(pb.PolicyOutcomeSchema);
 export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];
-export const DECISION_OUTCOMES = shared.DECISION_OUTCOMES;
-export type DecisionOutcome = shared.DecisionOutcome;
-
-export interface PolicyEvaluationMessage {
-  readonly policyId: string;
-  readonly outcome: PolicyOutcome;
-  /** '' unless the outcome is OUTCOME_ERROR. */
-  readonly error: string;
-}
-
-export interface EvaluatePoliciesResponse {
-  readonly outcome: DecisionOutcome;
-  readonly rootQuorumReached: boolean;
-  readonly policyEvaluations: readonly PolicyEvaluationMessage[];
-  readonly activityType: string;
-  readonly organizationId: string;
-}
-
-export interface EthCallMessage {
-  readonly to: string;
-  readonly value: string;
-  readonly data: Uint8Array;
-}
-
-export interface SendEthTransactionRequest {
-  readonly organizationId: string;
-  readonly from: string;
-  readonly idempotencyKey: string;
-  readonly caip2: string;
-  readonly calls: readonly EthCallMessage[];
-  readonly sponsor: boolean;
-  readonly nonce: string;
-  readonly gasLimit: string;
-  readonly maxFeePerGas: string;
-  readonly maxPriorityFeePerGas: string;
-  readonly deadline: string;
-  readonly gasStationNonce: string;
-}
-
-export interface SendEthTransactionResponse {
-  readonly activityId: string;
-  readonly state: ActivityState;
-  readonly fingerprint: string;
-  /** '' until the activity has completed. */
-  readonly sendTransactionStatusId: string;
-}
-
-export interface WatchSendTransactionRequest {
-  readonly organizationId: string;
-  readonly sendTransactionStatusId: string;
-  /** 0 = the default interval; clamped to a floor and a ceiling by the handler. */
-  readonly pollIntervalMs: number;
-}
-
+export const DECISION_OUTCOMES = POLICY_OUTCOMES.slice(1, 5) as readonly Exclude<
+  PolicyOutcome,
+  'OUTCOME_UNSPECIFIED' | 'OUTCOME_ERROR' | 'OUTCOME_TIME_INACTIVE'
+>[];
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 /** The `SendTransactionStatusCode` enum, in wire order. */
-export const SEND_TRANSACTION_STATUS_CODES = [
-  'SEND_TRANSACTION_STATUS_CODE_UNSPECIFIED',
-  'SEND_TRANSACTION_STATUS_CODE_INITIALIZED',
-  'SEND_TRANSACTION_STATUS_CODE_BROADCASTING',
-  'SEND_TRANSACTION_STATUS_CODE_INCLUDED',
-  'SEND_TRANSACTION_STATUS_CODE_FAILED',
-] as const;
+export const SEND_TRANSACTION_STATUS_CODES = namesOf<'SendTransactionStatusCode'>(
+  pb.SendTransactionStatusCodeSchema,
+);
 export type SendTransactionStatusCode = (typeof SEND_TRANSACTION_STATUS_CODES)[number];
 
-export interface SendTransactionStatus {
-  readonly sendTransactionStatusId: string;
-  readonly status: SendTransactionStatusCode;
-  /** 0x-prefixed once mined; '' before. */
-  readonly txHash: string;
-  /** '' unless FAILED. */
-  readonly errorMessage: string;
-}
+export type EthereumAccessListEntryMessage = Loaded<pb.EthereumAccessListEntry, 'in'>;
+export type EthereumAuthorizationMessage = Loaded<pb.EthereumAuthorization, 'in'>;
+export type EthereumTransactionMessage = Loaded<pb.EthereumTransaction, 'in'>;
+export type SolanaAccountMetaMessage = Loaded<pb.SolanaAccountMeta, 'in'>;
+export type SolanaInstructionMessage = Loaded<pb.SolanaInstruction, 'in'>;
+export type SolanaAddressLookupTableMessage = Loaded<pb.SolanaAddressLookupTable, 'in'>;
+export type SolanaTransactionMessage = Loaded<pb.SolanaTransaction, 'in'>;
+export type TronTransactionMessage = Loaded<pb.TronTransaction, 'in'>;
+export type BitcoinTransactionMessage = Loaded<pb.BitcoinTransaction, 'in'>;
+export type TempoCallMessage = Loaded<pb.TempoCall, 'in'>;
+export type TempoTransactionMessage = Loaded<pb.TempoTransaction, 'in'>;
+export type SignTransactionRequest = Loaded<pb.SignTransactionRequest, 'in'>;
+export type SignatureMessage = Loaded<pb.Signature, 'out'>;
+export type SignTransactionResponse = Loaded<pb.SignTransactionResponse, 'out'>;
+export type SignRawPayloadsRequest = Loaded<pb.SignRawPayloadsRequest, 'in'>;
+export type SignRawPayloadsResponse = Loaded<pb.SignRawPayloadsResponse, 'out'>;
+export type EthereumAuthorizationRequestMessage = Loaded<pb.EthereumAuthorizationRequest, 'in'>;
+export type SignMessageRequest = Loaded<pb.SignMessageRequest, 'in'>;
+export type SignMessageResponse = Loaded<pb.SignMessageResponse, 'out'>;
+export type GetActivityRequest = Loaded<pb.GetActivityRequest, 'in'>;
+export type WatchActivityRequest = Loaded<pb.WatchActivityRequest, 'in'>;
+export type VerifiedTransactionMessage = Loaded<pb.VerifiedTransaction, 'out'>;
+export type VerifiedPayloadsMessage = Loaded<pb.VerifiedPayloads, 'out'>;
+export type SendTransactionResultMessage = Loaded<pb.SendTransactionResult, 'out'>;
+export type GetActivityResponse = Loaded<pb.GetActivityResponse, 'out'>;
+export type EvaluatePoliciesRequest = Loaded<pb.EvaluatePoliciesRequest, 'in'>;
+export type PolicyEvaluationMessage = Loaded<pb.PolicyEvaluation, 'out'>;
+export type EvaluatePoliciesResponse = Loaded<pb.EvaluatePoliciesResponse, 'out'>;
+export type EthCallMessage = Loaded<pb.EthCall, 'in'>;
+export type SendEthTransactionRequest = Loaded<pb.SendEthTransactionRequest, 'in'>;
+export type SendEthTransactionResponse = Loaded<pb.SendEthTransactionResponse, 'out'>;
+export type WatchSendTransactionRequest = Loaded<pb.WatchSendTransactionRequest, 'in'>;
+export type SendTransactionStatus = Loaded<pb.SendTransactionStatus, 'out'>;
