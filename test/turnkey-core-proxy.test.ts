@@ -9,6 +9,11 @@
  * What stands in for the browser: TurnkeyClient itself keeps keys in IndexedDB and sessions in
  * localStorage, which Node lacks; the key holder below (Turnkey's @turnkey/api-key-stamper behind
  * the same sign/stamp interface core's IndexedDB stamper has) replaces that storage only.
+ *
+ * Why not TurnkeyClient.completeOtp in Chromium: its verifyOtp calls @turnkey/crypto's
+ * encryptOtpCodeToBundle without a signer override, so it only accepts OTP target bundles signed by
+ * Turnkey's production key (turnkey-api.md 9.5); no self-hosted server can pass that unmodified. The
+ * OTP bundle is encrypted here as verifyOtp does, with our published signer key as the override.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
