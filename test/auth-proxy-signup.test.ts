@@ -7,6 +7,8 @@
  * per-address limit (429) — none writes an organization or a user.
  */
 import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
 import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
@@ -24,6 +26,8 @@ let proxy: AuthProxyListener;
 let configId: string;
 let keys: Record<string, string>;
 let parent: string;
+const logLines: string[] = [];
+const secretsSeen: string[] = [];
 
 const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
   const r = await fetch(`http://${proxy.address}${path}`, {
@@ -47,6 +51,7 @@ async function verifiedToken(contact: string, client: ApiKeyPair): Promise<strin
   const init = await call('/v1/otp_init_v2', { otpType: 'OTP_TYPE_EMAIL', contact });
   expect(init.status, JSON.stringify(init.json)).toBe(200);
   const code = /code is ([0-9A-Z]+)/.exec(await smtp.take(contact))?.[1] as string;
+  secretsSeen.push(code);
   const encryptedOtpBundle = await encryptOtpCodeToBundle(
     code,
     init.json.otpEncryptionTargetBundle as string,
@@ -55,6 +60,7 @@ async function verifiedToken(contact: string, client: ApiKeyPair): Promise<strin
   );
   const v = await call('/v1/otp_verify_v2', { otpId: init.json.otpId, encryptedOtpBundle });
   expect(v.status, JSON.stringify(v.json)).toBe(200);
+  secretsSeen.push(v.json.verificationToken as string);
   return v.json.verificationToken as string;
 }
 
@@ -92,8 +98,17 @@ const subOrgCount = async () =>
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logLines.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  // Service and proxy log at debug into one capture.
+  const logger = pino({ level: 'debug' }, sink);
   h = await startEmbedded({
     allowPrivateNetwork: true,
+    logger,
     delivery: { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, smtpFrom: 'noreply@countersign.test' },
   });
   parent = h.service.credentials.organizationId;
@@ -106,7 +121,7 @@ beforeAll(async () => {
   );
   configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
     .enableAuthProxyResult.configId;
-  proxy = await startProxyOver(h.dataDir, h.service, { now: () => 0 });
+  proxy = await startProxyOver(h.dataDir, h.service, { now: () => 0, logger });
 });
 
 afterAll(async () => {
@@ -165,6 +180,7 @@ describe('auth proxy: sign-up and account lookup', () => {
     });
     expect(l.status, JSON.stringify(l.json)).toBe(200);
     const jwt = l.json.session as string;
+    secretsSeen.push(jwt);
     expect(await verifySessionJwtSignature(jwt, keys.notarizerPublicKey)).toBe(true);
     expect(JSON.parse(Buffer.from(jwt.split('.')[1] as string, 'base64url').toString())).toMatchObject({
       organization_id: organizationId,
@@ -244,5 +260,12 @@ describe('auth proxy: sign-up and account lookup', () => {
     expect(init.status).toBe(429);
     expect(await subOrgCount()).toBe(after);
     expect(after).toBeGreaterThan(before);
+  });
+
+  it('the logs (service and proxy) never hold an OTP code, a verification token or a session', () => {
+    expect(secretsSeen.length).toBeGreaterThan(5);
+    const logs = logLines.join('');
+    expect(logs).toContain('activity completed');
+    for (const s of secretsSeen) expect(logs.includes(s), s.slice(0, 12)).toBe(false);
   });
 });

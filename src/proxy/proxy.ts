@@ -209,6 +209,20 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
         );
       // Node lower-cases header names: X-Auth-Proxy-Config-ID and -Id are the same header.
       const configId = req.headers['x-auth-proxy-config-id'];
+      // A browser's preflight carries no custom header, so it cannot name its configuration: it is
+      // answered for any origin, and the request that follows (which names it) is checked against
+      // the allowlist; a refused origin gets 403 without CORS headers and nothing is forwarded.
+      if (req.method === 'OPTIONS' && configId === undefined) {
+        res.writeHead(204, {
+          vary: 'Origin',
+          'access-control-allow-origin': origin ?? '*',
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': 'content-type, x-auth-proxy-config-id, x-captcha-token',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return;
+      }
       if (typeof configId !== 'string' || configId === '')
         throw new CountersignError('FIELD_MISSING', 'X-Auth-Proxy-Config-Id: the header is required', {
           field: 'X-Auth-Proxy-Config-Id',

@@ -1,5 +1,5 @@
 /** The auth proxy over a test's embedded service, as `serve` runs it: the vault from the data dir, forwarding through src/client. */
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { inProcessTransport } from '../../src/client/in-process-transport.js';
 import { startAuthProxy, type AuthProxyListener } from '../../src/proxy/proxy.js';
 import type { EmbeddedService } from '../../src/service/embedded.js';
@@ -8,7 +8,7 @@ import { KeyVault, loadOrCreateMasterKey } from '../../src/service/keys/index.js
 export async function startProxyOver(
   dataDir: string,
   service: EmbeddedService,
-  opts: { now?: () => number } = {},
+  opts: { now?: () => number; logger?: Logger } = {},
 ): Promise<AuthProxyListener> {
   const master = loadOrCreateMasterKey({ dataDir });
   const vault = new KeyVault(master);
@@ -19,7 +19,7 @@ export async function startProxyOver(
     store: service.store,
     vault,
     transport: inProcessTransport(service.handler),
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
 }

@@ -26,6 +26,7 @@ import { activityResponse, userJson } from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import { parseStamp, verifyApiKeyStamp, verifyWebauthnStamp, type Stamp } from './stamp.js';
+import { attestedCaller, parseAttestedStamp, type AttestedStamp } from './attestedStamp.js'; // --- auth proxy ---
 import { uuidv7 } from '../ids.js';
 import type { WebauthnPolicy } from '../webauthn.js'; // --- console ---
 import { CONSOLE_REDEEM_PATH, redeemInvite } from '../console/invite.js'; // --- console ---
@@ -229,13 +230,24 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return json(200, activityResponse(a, [{ vote, user }], written));
   }
 
-  async function submit(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {
+  async function submit(
+    name: string,
+    raw: Uint8Array,
+    stamp: Stamp | AttestedStamp,
+  ): Promise<TransportResponse> {
     const body = parseBody(raw);
     const type = body.type;
     if (type === undefined || type === null) throw missing('type');
     if (typeof type !== 'string') throw invalid('type', 'must be a string');
     const decision = decisionsByType.get(type);
-    if (decision !== undefined && decision.path === name) return vote(decision, body, raw, stamp);
+    if (decision !== undefined && decision.path === name) {
+      if (stamp.kind === 'attested')
+        throw new CountersignError(
+          'REQUEST_NOT_AUTHORIZED',
+          'X-Stamp-Attested is accepted for stamp_login only',
+        );
+      return vote(decision, body, raw, stamp);
+    }
     const def = byType.get(type);
     if (def === undefined || def.path !== name)
       throw new CountersignError(
@@ -243,8 +255,26 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         `type: ${type} is not an activity accepted on /public/v1/submit/${name}`,
         { field: 'type' },
       );
-    const org = await organizationOf(body);
-    const caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
+    let org = await organizationOf(body);
+    let caller: Caller;
+    // --- auth proxy --- an OTP verification token's key logs its contact's user in (stamp_login only)
+    if (stamp.kind === 'attested') {
+      if (def.type !== 'ACTIVITY_TYPE_STAMP_LOGIN')
+        throw new CountersignError(
+          'REQUEST_NOT_AUTHORIZED',
+          `X-Stamp-Attested is accepted for stamp_login only, not ${def.type}`,
+        );
+      const a = await attestedCaller({ store, stamp, body: raw, organization: org, nowMs: now() });
+      org = a.organization;
+      caller = {
+        user: a.user,
+        credentialOrgId: a.organization.id,
+        publicKey: stamp.publicKey,
+        signature: stamp.signature,
+        scheme: stamp.scheme,
+      };
+    } else caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
+    // --- end auth proxy ---
     const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     const existing = await store.getActivityByFingerprint(fingerprint);
     if (existing !== undefined) return respondWith(existing);
@@ -521,6 +551,11 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     if (req.path.startsWith(SUBMIT_PREFIX)) {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!servesSubmit(name)) throw unservedRoute(req.path);
+      // --- auth proxy ---
+      const attested = req.headers['x-stamp-attested'];
+      if (attested !== undefined && req.headers['x-stamp'] === undefined)
+        return submit(name, req.body, parseAttestedStamp(attested));
+      // --- end auth proxy ---
       return submit(name, req.body, parseStamp(req.headers));
     }
     if (req.path.startsWith(QUERY_PREFIX)) {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { RequestHandler } from '../../shared/request-handler.js';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import { parseStamp, verifyApiKeyStamp } from './stamp.js';
+import { parseAttestedStamp } from './attestedStamp.js'; // --- auth proxy ---
 import { isConsolePath, serveConsole } from '../console/static.js'; // --- console ---
 
 export interface HttpListener {
@@ -63,7 +64,8 @@ export interface HttpServerOptions {
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
-  'access-control-allow-headers': 'content-type, x-stamp, x-stamp-webauthn, x-client-version, accept',
+  'access-control-allow-headers':
+    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-client-version, accept',
 };
 
 /** Why a request was refused before it reached the service: a closed set, used as a metric label. */
@@ -206,7 +208,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
       );
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-    const stamped = headers['x-stamp'] !== undefined || headers['x-stamp-webauthn'] !== undefined;
+    const stamped =
+      headers['x-stamp'] !== undefined ||
+      headers['x-stamp-webauthn'] !== undefined ||
+      headers['x-stamp-attested'] !== undefined;
     const cap = stamped ? limit : unstampedLimit;
     const tooLarge = new CountersignError(
       'BODY_TOO_LARGE',
@@ -232,9 +237,25 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpList
     // public key only the store knows).
     let keyId: string;
     try {
-      const stamp = parseStamp(headers);
-      if (stamp.kind === 'api_key') verifyApiKeyStamp(stamp, body);
-      keyId = stamp.kind === 'api_key' ? stamp.publicKey : stamp.credentialId;
+      // --- auth proxy --- @turnkey/core's OTP login (the service checks the token it carries)
+      if (headers['x-stamp-attested'] !== undefined && headers['x-stamp'] === undefined) {
+        const a = parseAttestedStamp(headers['x-stamp-attested']);
+        verifyApiKeyStamp(
+          {
+            kind: 'api_key',
+            publicKey: a.publicKey,
+            scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+            signature: a.signature,
+          },
+          body,
+        );
+        keyId = a.publicKey;
+      } else {
+        // --- end auth proxy ---
+        const stamp = parseStamp(headers);
+        if (stamp.kind === 'api_key') verifyApiKeyStamp(stamp, body);
+        keyId = stamp.kind === 'api_key' ? stamp.publicKey : stamp.credentialId;
+      }
     } catch (e) {
       if (isCountersignError(e)) return refuse(res, 'stamp', e);
       throw e;
