@@ -9,6 +9,8 @@
  * and logs in. Also list_suborgs by OIDC_TOKEN and create/delete_oauth_providers.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { p256 } from '@noble/curves/nist.js';
 import { verifySessionJwtSignature } from '@turnkey/crypto';
@@ -28,6 +30,22 @@ let org: string;
 let configId: string;
 let keys: Record<string, string>;
 const X_CLIENT = 'app-client';
+const logLines: string[] = [];
+/** Every token, code, verifier, secret and session a test handled: none may reach the logs. */
+const secrets: string[] = [];
+const keep = <T>(v: T): T => {
+  if (typeof v === 'string' && v.length >= 8) secrets.push(v);
+  return v;
+};
+/** `p` with its flows recording what they return. */
+function recording(p: TestOidcProvider): TestOidcProvider {
+  return {
+    ...p,
+    idToken: async (o) => keep(await p.idToken(o)),
+    authorize: async (o) => keep(await p.authorize(o)),
+    sign: async (c) => keep(await p.sign(c)),
+  };
+}
 
 const submit = (path: string, type: string, parameters: unknown, signer?: ApiKeyPair, orgId = org) =>
   post(h.baseUrl, h.service.credentials, `/public/v1/submit/${path}`, envelope(type, orgId, parameters), {
@@ -48,7 +66,10 @@ async function proxyPost(
     headers: { 'content-type': 'application/json', 'X-Auth-Proxy-Config-ID': configId },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  const json = (await res.json()) as Record<string, unknown>;
+  keep(json.session);
+  keep(json.oidcToken);
+  return { status: res.status, json };
 }
 
 async function signUp(name: string, providerName: string, oidcToken: string) {
@@ -78,9 +99,16 @@ async function footprint(orgId: string) {
 let alice: { orgId: string; userId: string };
 
 beforeAll(async () => {
-  idp = await startOidcProvider();
-  other = await startOidcProvider();
-  h = await startEmbedded({ allowPrivateNetwork: true });
+  idp = recording(await startOidcProvider());
+  other = recording(await startOidcProvider());
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logLines.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  h = await startEmbedded({ allowPrivateNetwork: true, logger: pino({ level: 'debug' }, sink) });
+  keep(idp.clients[0].clientSecret);
   org = h.service.credentials.organizationId;
   keys = (await (await fetch(`${h.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, string>;
   const en = await submit('enable_auth_proxy', 'ACTIVITY_TYPE_ENABLE_AUTH_PROXY', {});
@@ -457,5 +485,14 @@ describe('create_oauth_providers / delete_oauth_providers', () => {
     );
     expect(again.status).toBe(404);
     expect(String(again.json.message)).toMatch(/parameters\.providerIds\.0/);
+  });
+});
+
+describe('logs', () => {
+  it('hold no OIDC token, auth code, code verifier, client secret or session', () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(secrets.length).toBeGreaterThan(20);
+    const all = logLines.join('');
+    for (const v of secrets) expect(all.includes(v), 'a secret reached the logs').toBe(false);
   });
 });
