@@ -59,8 +59,9 @@ const claimsOf = (jwt: string) =>
 
 async function proxyPost(
   path: string,
-  body: unknown,
+  body: Record<string, unknown>,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
+  for (const k of ['oidcToken', 'oidc_token', 'authCode', 'codeVerifier']) keep(body[k]);
   const res = await fetch(`http://${proxy.address}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'X-Auth-Proxy-Config-ID': configId },
