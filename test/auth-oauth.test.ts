@@ -225,6 +225,35 @@ describe('sign-up and oauth_login with a real OIDC provider', () => {
   });
 });
 
+describe('the recorded activity', () => {
+  it("carries Turnkey's intent and result keys, with the OIDC token sealed in the intent", async () => {
+    const session = newApiKey();
+    const oidcToken = await idp.idToken({
+      clientId: 'app-client',
+      sub: 'alice',
+      nonce: nonceOf(session.apiPublicKey),
+    });
+    const r = await submit('oauth_login', 'ACTIVITY_TYPE_OAUTH_LOGIN', {
+      oidcToken,
+      publicKey: session.apiPublicKey,
+    });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    const activity = r.json.activity as Record<string, Record<string, Record<string, unknown>>>;
+    expect(activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(activity.type).toBe('ACTIVITY_TYPE_OAUTH_LOGIN');
+    expect(String(activity.intent?.oauthLoginIntent?.oidcToken)).toMatch(/^countersign-sealed:/);
+    expect(typeof activity.result?.oauthLoginResult?.session).toBe('string');
+    const stored = await post(
+      h.baseUrl,
+      h.service.credentials,
+      '/public/v1/query/get_activity',
+      JSON.stringify({ organizationId: org, activityId: activity.id }),
+    );
+    expect(stored.status, JSON.stringify(stored.json)).toBe(200);
+    expect(JSON.stringify(stored.json)).not.toContain(oidcToken);
+  });
+});
+
 describe('refused tokens write no session and no user', () => {
   const refuse = async (oidcToken: string, publicKey: string, status: number, message: RegExp) => {
     const before = await footprint(alice.orgId);
