@@ -21,6 +21,7 @@ import { startProxyOver } from './helpers/proxy.js';
 import { pkcePair, startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
 import type { AuthProxyListener } from '../src/proxy/proxy.js';
 import { sealToTurnkeyTarget } from '../src/service/keys/hpke.js';
+import { readSettings } from '../src/service/authProxy/settings.js';
 
 let h: EmbeddedHarness;
 let idp: TestOidcProvider;
@@ -98,6 +99,11 @@ async function footprint(orgId: string) {
 }
 
 let alice: { orgId: string; userId: string };
+
+async function readSettingsOf() {
+  const cfg = await h.service.store.getAuthProxyConfig(org);
+  return readSettings(cfg!.settingsJson);
+}
 
 beforeAll(async () => {
   idp = recording(await startOidcProvider());
@@ -449,6 +455,36 @@ describe('oauth2_authenticate (PKCE) against the same provider', () => {
     });
     expect(c.status).toBe(400);
     expect(String(c.json.message)).toMatch(/parameters\.clientId: is not the client id configured/);
+  });
+});
+
+describe('the outbound guard on OAuth 2.0 endpoints', () => {
+  it('refuses a link-local token endpoint (cloud metadata) even with --allow-private-network, naming the setting', async () => {
+    const current = readSettingsOf();
+    const up = await submit('update_auth_proxy_config', 'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG', {
+      oauth2Credentials: {
+        ...(await current).oauth2Credentials,
+        discord: {
+          clientId: 'discord-client',
+          tokenUrl: 'http://169.254.169.254/token',
+          userInfoUrl: 'http://169.254.169.254/me',
+          encryptedClientSecret: (await current).oauth2Credentials.x?.encryptedClientSecret,
+        },
+      },
+    });
+    expect(up.status, JSON.stringify(up.json)).toBe(200);
+    const r = await proxyPost('/v1/oauth2_authenticate', {
+      provider: 'discord',
+      authCode: 'code-that-goes-nowhere',
+      redirectUri: idp.redirectUri,
+      codeVerifier: pkcePair().verifier,
+      nonce: nonceOf('k'),
+      clientId: 'discord-client',
+    });
+    expect(r.status, JSON.stringify(r.json)).toBe(400);
+    expect(String(r.json.message)).toMatch(
+      /oauth2Credentials\.discord\.tokenUrl: points to a link-local address, which is never dialled/,
+    );
   });
 });
 
