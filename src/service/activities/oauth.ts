@@ -131,9 +131,14 @@ async function clientSecret(ctx: ActivityContext, cred: OAuth2Credential): Promi
   return plain;
 }
 
+/**
+ * One JSON exchange with the provider through the outbound guard; `urlField` names the configured
+ * URL in guard and transport errors, `field` the request field a refusal is about.
+ */
 async function postJson(
   ctx: ActivityContext,
   url: string,
+  urlField: string,
   field: string,
   what: string,
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
@@ -144,7 +149,7 @@ async function postJson(
     headers: { accept: 'application/json', ...init.headers },
     ...(init.body === undefined ? {} : { body: init.body }),
     policy: authContextOf(ctx.store).policy,
-    field,
+    field: urlField,
     timeoutMs: 10_000,
   });
   let json: unknown;
@@ -219,11 +224,19 @@ const oauth2Authenticate = async (ctx: ActivityContext, p: Params): Promise<Acti
   } finally {
     zeroize(secret);
   }
-  const tokens = await postJson(ctx, cred.tokenUrl, `${P}.authCode`, "the provider's token endpoint", {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-    body: form,
-  });
+  const configField = `oauth2Credentials.${OAUTH2_PROVIDERS[provider]}`;
+  const tokens = await postJson(
+    ctx,
+    cred.tokenUrl,
+    `${configField}.tokenUrl`,
+    `${P}.authCode`,
+    "the provider's token endpoint",
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+      body: form,
+    },
+  );
   const accessToken = tokens.access_token;
   if (typeof accessToken !== 'string' || accessToken === '')
     throw new CountersignError(
@@ -231,10 +244,17 @@ const oauth2Authenticate = async (ctx: ActivityContext, p: Params): Promise<Acti
       `${P}.authCode: the provider's token endpoint answered without an access_token`,
       { field: `${P}.authCode` },
     );
-  const info = await postJson(ctx, cred.userInfoUrl, `${P}.provider`, "the provider's user-info endpoint", {
-    method: 'GET',
-    headers: { authorization: `Bearer ${accessToken}` },
-  });
+  const info = await postJson(
+    ctx,
+    cred.userInfoUrl,
+    `${configField}.userInfoUrl`,
+    `${P}.provider`,
+    "the provider's user-info endpoint",
+    {
+      method: 'GET',
+      headers: { authorization: `Bearer ${accessToken}` },
+    },
+  );
   const id = accountId(info);
   if (id === undefined)
     throw new CountersignError(
