@@ -16,7 +16,9 @@
  * Ethereum 64-in-flight line is measured in one run. Not a test: nothing here asserts a time.
  * BENCH_ONLY=sign or BENCH_ONLY=send runs one group; BENCH_LINE=<substring> runs only the lines
  * whose name contains it (the viem line when the Ethereum 64-in-flight line runs, for the ratio;
- * that line when the half-of-peak line runs, for its rate); BENCH_SECONDS sets each run's length.
+ * that line when the half-of-peak line runs, for its rate); BENCH_SECONDS sets each run's length;
+ * BENCH_SERVE_NODE_ARGS are options for the server's node, space-separated (e.g. `--cpu-prof
+ * --cpu-prof-dir=DIR`: a profile per thread, written when the server exits).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +42,9 @@ if (ONLY !== undefined && !(GROUPS as readonly string[]).includes(ONLY))
   throw new Error(`BENCH_ONLY must be one of ${GROUPS.join(', ')}`);
 const runs = (group: (typeof GROUPS)[number]) => ONLY === undefined || ONLY === group;
 const LINE = process.env.BENCH_LINE;
+const SERVE_OPTIONS = {
+  nodeArgs: (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+};
 /** Whether the line named `label` is selected by BENCH_LINE (case-insensitive substring). */
 const selected = (label: string) => LINE === undefined || label.toLowerCase().includes(LINE.toLowerCase());
 
@@ -442,14 +447,18 @@ async function sendGroup(): Promise<Result[]> {
   const anvil = await startAnvil();
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-send-'));
   try {
-    const server = await startServe([
-      '--data-dir',
-      join(dir, 'data'),
-      '--log-level',
-      'warn',
-      '--chain-rpc',
-      `${SEND_CAIP2}=${anvil.rpcUrl}`,
-    ]);
+    const server = await startServe(
+      [
+        '--data-dir',
+        join(dir, 'data'),
+        '--log-level',
+        'warn',
+        '--chain-rpc',
+        `${SEND_CAIP2}=${anvil.rpcUrl}`,
+      ],
+      {},
+      SERVE_OPTIONS,
+    );
     try {
       const from = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
       if (from === undefined) throw new Error('the default wallet has no Ethereum account');
@@ -484,7 +493,11 @@ async function signGroup(): Promise<Result[]> {
   if (selected(VIEM_LABEL) || wantPeak) results.push(await viemBaseline());
   const viem = results[0];
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
-  const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
+  const server = await startServe(
+    ['--data-dir', join(dir, 'data'), '--log-level', 'warn'],
+    {},
+    SERVE_OPTIONS,
+  );
   try {
     const account = (format: string) =>
       server.ready.accounts?.find((a) => a.addressFormat === format)?.address as string;

@@ -20,6 +20,7 @@ import {
 } from './keys/index.js';
 import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
+import { cachedStore } from './store/cache.js';
 import type { Store } from './store/types.js';
 import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
 import { createApiHandler } from './api/handler.js';
@@ -264,7 +265,8 @@ function readCredentials(dataDir: string): Credentials {
 
 async function openStore(opts: EmbeddedServiceOptions): Promise<Store> {
   const url = opts.store;
-  if (url === undefined || url === '') return openSqliteStore(join(opts.dataDir, 'countersign.db'));
+  if (url === undefined || url === '')
+    return cachedStore(openSqliteStore(join(opts.dataDir, 'countersign.db')));
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url);
   throw new CountersignError(
     'CONFIG_INVALID',

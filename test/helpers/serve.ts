@@ -28,6 +28,8 @@ export interface ServeOptions {
   readonly bin?: string;
   /** The working directory of the process; default the test's. */
   readonly cwd?: string;
+  /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export function startServe(
@@ -38,6 +40,7 @@ export function startServe(
   const proc = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       opts.bin ?? BIN,
       'serve',
       '--grpc-listen',

@@ -81,30 +81,43 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   let running: Promise<void> = Promise.resolve();
   let exclusiveTail: Promise<void> = Promise.resolve();
 
+  // Transaction control, prepared once (db.exec would parse each statement on every batch).
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+  const savepoint = db.prepare('SAVEPOINT w');
+  const release = db.prepare('RELEASE w');
+  const rollbackTo = db.prepare('ROLLBACK TO w');
+
   // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
-  // closures), COMMIT with one fsync for all of them, then the writers' promises settle.
+  // closures), COMMIT with one fsync for all of them, then the writers' promises settle. A batch of
+  // one write needs no savepoint: if it fails, the whole transaction rolls back.
   const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const began = process.hrtime.bigint(); // --- operability ---
+    const alone = batch.length === 1;
     try {
-      db.exec('BEGIN IMMEDIATE');
+      begin.run();
       for (const w of batch) {
-        db.exec('SAVEPOINT w');
+        if (!alone) savepoint.run();
         try {
           outcomes.push({ ok: true, value: await w.fn(tx) });
-          db.exec('RELEASE w');
+          if (!alone) release.run();
         } catch (e) {
-          db.exec('ROLLBACK TO w');
-          db.exec('RELEASE w');
+          if (alone) rollback.run();
+          else {
+            rollbackTo.run();
+            release.run();
+          }
           outcomes.push({ ok: false, value: e });
         }
       }
       const committing = process.hrtime.bigint(); // --- operability ---
-      db.exec('COMMIT');
+      if (db.inTransaction) commit.run();
       observeStoreWrite(began, committing); // --- operability ---
     } catch (e) {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      if (db.inTransaction) rollback.run();
       for (const w of batch) w.reject(e);
       return;
     }
@@ -130,6 +143,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const store: Store = {
     ...readParts.read,
+    // The writer's data_version moves when any other connection commits (never for its own
+    // commits; the read connection only reads), so it names changes made outside this process.
+    externalVersion: () => db.pragma('data_version', { simple: true }) as number,
     exclusive: <T>(fn: () => Promise<T>): Promise<T> => {
       const run = exclusiveTail.then(fn);
       exclusiveTail = run.then(

@@ -268,6 +268,12 @@ export interface Store {
    * starting at once on an empty database initialize it once; SQLite: one process, in turn).
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A value that changes whenever another connection (another process or replica) has committed
+   * since the last call, read cheaply; absent where the engine cannot tell so. The read cache
+   * (cache.ts) serves only stores that have it.
+   */
+  externalVersion?(): number;
   /** The oldest live top-level organization: the one `init` created. */
   getRootOrganization(): Promise<OrganizationRecord | undefined>;
   getOrganization(id: string): Promise<OrganizationRecord | undefined>;
