@@ -312,6 +312,9 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   // One after another: each may be a first write of the data dir.
   for (const id of SERVICE_KEY_IDS) await loadOrCreateServiceKey(store, vault, opts.logger, id);
   const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger, SERVICE_KEY_IDS[0]);
+  // --- replicas --- one process serves a SQLite store: leases a killed run left end now, so the
+  // retry of a reserved body takes it over at once. PostgreSQL replicas' leases run out instead.
+  if (store.engine === 'sqlite') await store.write(async (tx) => await tx.expireActivityLeases());
   const metrics = new Metrics();
   const handler = createApiHandler({
     store,
@@ -347,7 +350,8 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const webhookMetrics = new WebhookMetrics();
   metrics.addSection(() => webhookMetrics.render());
   // The embedded store has one dispatcher (this one): leases a killed run left are released now.
-  await store.write(async (tx) => await tx.releaseWebhookLeases());
+  // Replicas on PostgreSQL leave each other's leases alone: they run out instead (--- replicas ---).
+  if (store.engine === 'sqlite') await store.write(async (tx) => await tx.releaseWebhookLeases());
   const dispatcher = startWebhookDispatcher({
     ...opts.webhooks,
     store,

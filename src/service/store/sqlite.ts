@@ -130,6 +130,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const store: Store = {
     ...readParts.read,
+    engine: 'sqlite',
     exclusive: <T>(fn: () => Promise<T>): Promise<T> => {
       const run = exclusiveTail.then(fn);
       exclusiveTail = run.then(
