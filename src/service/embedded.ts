@@ -315,8 +315,12 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   // --- replicas --- one process serves a SQLite store: leases a killed run left end now, so the
   // retry of a reserved body takes it over at once. PostgreSQL replicas' leases run out instead.
   if (store.engine === 'sqlite') await store.write(async (tx) => await tx.expireActivityLeases());
+  // The name this replica's leases and claims carry (activities, sends, webhook deliveries).
+  const replicaId = randomUUID();
+  opts.logger.info({ replicaId, store: store.engine }, 'replica started');
   const metrics = new Metrics();
   const handler = createApiHandler({
+    replicaId,
     store,
     vault,
     logger: opts.logger.child({ module: 'api' }),
@@ -330,6 +334,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const chains = ethChainsFrom(opts.chainRpc ?? new Map());
   const sponsor = await loadOrCreateSponsorKey(store, vault, opts.logger);
   const tracker = startSendTracker({
+    replicaId,
     store,
     chains,
     vault,
@@ -354,6 +359,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   if (store.engine === 'sqlite') await store.write(async (tx) => await tx.releaseWebhookLeases());
   const dispatcher = startWebhookDispatcher({
     ...opts.webhooks,
+    replicaId,
     store,
     vault,
     logger: opts.logger.child({ module: 'webhooks' }),
