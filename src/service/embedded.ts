@@ -157,6 +157,8 @@ export interface EmbeddedService {
   readonly sponsorAddress: `0x${string}`;
   /** Adds a webhook signing key that signs from now on; the old ones stay published a while. */
   rotateWebhookSigningKey(): Promise<{ readonly keyId: string }>; // --- webhooks ---
+  /** True if this open initialized the store (false: it was initialized before). */
+  readonly initializedNow: boolean;
   close(): Promise<void>;
 }
 
@@ -262,7 +264,11 @@ function readCredentials(dataDir: string): Credentials {
   }
 }
 
-async function openStore(opts: EmbeddedServiceOptions): Promise<Store> {
+/**
+ * Opens the configured store, applying what migrations it lacks (PostgreSQL: under an advisory
+ * lock, so replicas starting at once take turns). `countersign migrate` is this and close.
+ */
+export async function openStore(opts: Pick<EmbeddedServiceOptions, 'dataDir' | 'store'>): Promise<Store> {
   const url = opts.store;
   if (url === undefined || url === '') return openSqliteStore(join(opts.dataDir, 'countersign.db'));
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url);
@@ -283,6 +289,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   masterKey.fill(0);
   const store = await openStore(opts);
   let credentials: Credentials;
+  let initializedNow = false;
   try {
     credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
       ? readCredentials(opts.dataDir)
@@ -290,6 +297,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
           // Under the deployment-wide lock: of replicas started at once on an empty database, one
           // initializes it and the others find it initialized.
           const root = await store.getRootOrganization();
+          initializedNow = root === undefined;
           if (root === undefined) return initialize(store, vault, opts.dataDir, opts.logger);
           throw new CountersignError(
             'CONFIG_INVALID',
@@ -396,6 +404,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     signerPublicKey,
     sponsorAddress: sponsor.address,
     rotateWebhookSigningKey: async () => ({ keyId: (await rotateWebhookSigningKey(store, vault)).id }), // --- webhooks ---
+    initializedNow,
     close,
   };
 }

@@ -509,3 +509,6 @@ CREATE UNIQUE INDEX send_transactions_one_pending_nonce ON send_transactions(cai
   },
   // --- end replicas ---
 ];
+
+/** The newest migration's version: what a migrated store's schema is. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
