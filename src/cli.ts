@@ -8,11 +8,13 @@ import { CountersignError, isCountersignError } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
 import {
   openEmbeddedService,
+  openStore,
   type Credentials,
   type DeliveryOptions, // --- auth proxy ---
   type EmbeddedService,
 } from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
+import { SCHEMA_VERSION } from './service/store/schema.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
 import { PublicApiClient } from './client/client.js';
@@ -37,7 +39,10 @@ const USAGE = `countersign — transaction-signing daemon with an embedded Turnk
 Usage:
   countersign serve [options]   start the gRPC signer, the public API and the auth proxy
                                 (with --api-url: the gRPC signer alone, against a remote API)
-  countersign init [options]    initialize the data dir (organization, root API key, default wallet)
+  countersign init [options]    initialize the data dir (organization, root API key, default wallet);
+                                on an initialized store it changes nothing and says so
+  countersign migrate [options] apply the store's pending migrations (--store, or the data dir's
+                                SQLite database) and exit; serve also applies them on start
   countersign console invite --user-name NAME [--root]
                                 print a one-time link that registers a passkey for the web console
   countersign proxy enable|show|set|disable [settings]
@@ -324,8 +329,13 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
   const service = await openEmbedded(config, logger);
   const c = service.credentials;
   await service.close();
+  if (!service.initializedNow)
+    process.stderr.write(
+      `countersign: the store is already initialized (organization ${c.organizationId}); nothing changed\n`,
+    );
   out(
     JSON.stringify({
+      initialized: service.initializedNow,
       organizationId: c.organizationId,
       userId: c.userId,
       walletId: c.walletId,
@@ -335,6 +345,16 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
       accounts: c.accounts,
     }),
   );
+  return 0;
+}
+
+/** Applies the store's migrations (the same as on start) and prints what the store now is. */
+async function migrate(config: Config, out: (line: string) => void): Promise<number> {
+  if (config.store === undefined || config.store === '')
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const store = await openStore({ dataDir: config.dataDir, store: config.store });
+  await store.close();
+  out(JSON.stringify({ migrated: true, store: store.engine, schemaVersion: SCHEMA_VERSION }));
   return 0;
 }
 
@@ -416,6 +436,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await serve(parsed.config, logger, out);
       case 'init':
         return await init(parsed.config, logger, out);
+      case 'migrate':
+        return await migrate(parsed.config, out);
       // --- console ---
       case 'console':
         return await consoleCommand(parsed.config, parsed.args, logger, out);

@@ -3,7 +3,10 @@
  * services start at once on an empty one; a restart serves what is there; another master key is a
  * clear start-up error, never a second organization.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +17,9 @@ import { openEmbeddedService } from '../src/service/embedded.js';
 import { createTestDatabase, type TestDatabase } from './helpers/pgdb.js';
 
 const logger = pino({ level: 'silent' });
+const BIN = fileURLToPath(new URL('../bin/countersign.js', import.meta.url));
+const run = (args: string[], env: Record<string, string> = {}) =>
+  promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
 const dirs: string[] = [];
 const dbs: TestDatabase[] = [];
 const dir = () => {
@@ -84,4 +90,31 @@ describe('the service on PostgreSQL', () => {
     ).rejects.toThrow(/master key does not open the keys in this store/);
     expect(await organizations(db.url)).toBe(1);
   });
+
+  it('migrate applies the migrations and exits; init on an initialized database changes nothing and says so', async () => {
+    const db = await createTestDatabase('cs_cli');
+    dbs.push(db);
+    const dataDir = dir();
+    const migrated = await run(['migrate', '--store', db.url, '--data-dir', dataDir]);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ migrated: true, store: 'postgres' });
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const versions = await c.query('SELECT max(version) AS v FROM schema_migrations');
+      expect(Number(versions.rows[0].v)).toBe(JSON.parse(migrated.stdout).schemaVersion);
+    } finally {
+      await c.end();
+    }
+    expect(await organizations(db.url)).toBe(0);
+    const env = { COUNTERSIGN_MASTER_KEY: randomBytes(32).toString('hex') };
+    const first = await run(['init', '--store', db.url, '--data-dir', dataDir], env);
+    expect(JSON.parse(first.stdout)).toMatchObject({ initialized: true });
+    const again = await run(['init', '--store', db.url, '--data-dir', dataDir], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      initialized: false,
+      organizationId: JSON.parse(first.stdout).organizationId,
+    });
+    expect(again.stderr).toContain('already initialized');
+    expect(await organizations(db.url)).toBe(1);
+  }, 60_000);
 });

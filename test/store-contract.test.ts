@@ -224,4 +224,92 @@ describe.each([
     expect(read?.sealedKey).toEqual(sealed);
     expect(read?.createdAtMs).toBe(2 ** 50);
   });
+
+  // --- replicas ---
+  it('reserves a fingerprint once: of concurrent reservations on both handles one wins, with its lease', async () => {
+    const fingerprint = `sha256:${randomUUID()}`;
+    const owners = ['r1', 'r2', 'r3', 'r4'];
+    const won = await Promise.all(
+      owners.map((owner, i) =>
+        (i % 2 === 0 ? a : b).write(async (tx) =>
+          tx.reserveActivity(activity(org, { fingerprint }), [], owner, NOW + 30_000),
+        ),
+      ),
+    );
+    expect(won.filter(Boolean)).toHaveLength(1);
+    const winner = owners[won.indexOf(true)];
+    const lease = await b.getActivityLease(fingerprint);
+    expect(lease?.leaseOwner).toBe(winner);
+    expect(lease?.leaseExpiresAtMs).toBe(NOW + 30_000);
+    expect(lease?.activity.status).toBe('ACTIVITY_STATUS_PENDING');
+  });
+
+  it('lets another owner take a lease only once it expired; completing the activity ends it', async () => {
+    const r = activity(org);
+    await a.write(async (tx) => tx.reserveActivity(r, [], 'r1', NOW + 1_000));
+    const take = (s: Store, owner: string, at: number) =>
+      s.write(async (tx) => tx.leaseActivity(r.id, 'ACTIVITY_STATUS_PENDING', owner, at, at + 1_000));
+    expect(await take(b, 'r2', NOW + 500)).toBe(false);
+    expect(await take(a, 'r1', NOW + 500)).toBe(true);
+    // Expired: of two takers at once, one gets it.
+    const both = await Promise.all([take(a, 'r2', NOW + 5_000), take(b, 'r3', NOW + 5_000)]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    const holder = both[0] ? 'r2' : 'r3';
+    expect((await a.write(async (tx) => tx.lockActivity(r.id)))?.leaseOwner).toBe(holder);
+    await b.write(async (tx) =>
+      tx.updateActivity(r.id, 'ACTIVITY_STATUS_PENDING', {
+        status: 'ACTIVITY_STATUS_COMPLETED',
+        resultJson: '{}',
+        failureJson: null,
+        updatedAtMs: NOW + 6_000,
+      }),
+    );
+    const done = await a.getActivityLease(r.fingerprint);
+    expect(done?.leaseOwner).toBeNull();
+    expect(await take(a, 'r1', NOW + 9_000)).toBe(false);
+  });
+
+  it('abandons a reservation only for its lease holder, removing its votes', async () => {
+    const r = activity(org);
+    const vote = {
+      id: randomUUID(),
+      activityId: r.id,
+      userId: user,
+      selection: 'VOTE_SELECTION_APPROVED' as const,
+      message: '{}',
+      publicKey: '02ab',
+      signature: 'sig',
+      scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+      createdAtMs: NOW,
+    };
+    await a.write(async (tx) => tx.reserveActivity(r, [vote], 'r1', NOW + 1_000));
+    expect(await b.write(async (tx) => tx.abandonActivity(r.id, 'r2'))).toBe(false);
+    expect(await b.listVotes(r.id)).toHaveLength(1);
+    expect(await b.write(async (tx) => tx.abandonActivity(r.id, 'r1'))).toBe(true);
+    expect(await a.getActivityByFingerprint(r.fingerprint)).toBeUndefined();
+    expect(await a.listVotes(r.id)).toEqual([]);
+  });
+
+  it('counts one vote per voter: a second vote of one user on an activity is refused', async () => {
+    const r = activity(org, { status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED' });
+    await a.write(async (tx) => tx.insertActivity(r, []));
+    const vote = (s: Store) =>
+      s.write(async (tx) =>
+        tx.insertVote({
+          id: randomUUID(),
+          activityId: r.id,
+          userId: user,
+          selection: 'VOTE_SELECTION_APPROVED',
+          message: '{}',
+          publicKey: '02ab',
+          signature: 'sig',
+          scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+          createdAtMs: NOW,
+        }),
+      );
+    const settled = await Promise.allSettled([vote(a), vote(b)]);
+    expect(settled.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+    expect(await a.listVotes(r.id)).toHaveLength(1);
+  });
+  // --- end replicas ---
 });

@@ -158,6 +158,8 @@ export interface EmbeddedService {
   readonly sponsorAddress: `0x${string}`;
   /** Adds a webhook signing key that signs from now on; the old ones stay published a while. */
   rotateWebhookSigningKey(): Promise<{ readonly keyId: string }>; // --- webhooks ---
+  /** True if this open initialized the store (false: it was initialized before). */
+  readonly initializedNow: boolean;
   close(): Promise<void>;
 }
 
@@ -263,7 +265,11 @@ function readCredentials(dataDir: string): Credentials {
   }
 }
 
-async function openStore(opts: EmbeddedServiceOptions): Promise<Store> {
+/**
+ * Opens the configured store, applying what migrations it lacks (PostgreSQL: under an advisory
+ * lock, so replicas starting at once take turns). `countersign migrate` is this and close.
+ */
+export async function openStore(opts: Pick<EmbeddedServiceOptions, 'dataDir' | 'store'>): Promise<Store> {
   const url = opts.store;
   if (url === undefined || url === '')
     return cachedStore(openSqliteStore(join(opts.dataDir, 'countersign.db')));
@@ -285,6 +291,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   masterKey.fill(0);
   const store = await openStore(opts);
   let credentials: Credentials;
+  let initializedNow = false;
   try {
     credentials = existsSync(join(opts.dataDir, CREDENTIALS_FILE))
       ? readCredentials(opts.dataDir)
@@ -292,6 +299,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
           // Under the deployment-wide lock: of replicas started at once on an empty database, one
           // initializes it and the others find it initialized.
           const root = await store.getRootOrganization();
+          initializedNow = root === undefined;
           if (root === undefined) return initialize(store, vault, opts.dataDir, opts.logger);
           throw new CountersignError(
             'CONFIG_INVALID',
@@ -314,8 +322,15 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   // One after another: each may be a first write of the data dir.
   for (const id of SERVICE_KEY_IDS) await loadOrCreateServiceKey(store, vault, opts.logger, id);
   const signerPublicKey = await loadOrCreateServiceKey(store, vault, opts.logger, SERVICE_KEY_IDS[0]);
+  // --- replicas --- one process serves a SQLite store: leases a killed run left end now, so the
+  // retry of a reserved body takes it over at once. PostgreSQL replicas' leases run out instead.
+  if (store.engine === 'sqlite') await store.write(async (tx) => await tx.expireActivityLeases());
+  // The name this replica's leases and claims carry (activities, sends, webhook deliveries).
+  const replicaId = randomUUID();
+  opts.logger.info({ replicaId, store: store.engine }, 'replica started');
   const metrics = new Metrics();
   const handler = createApiHandler({
+    replicaId,
     store,
     vault,
     logger: opts.logger.child({ module: 'api' }),
@@ -329,6 +344,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const chains = ethChainsFrom(opts.chainRpc ?? new Map());
   const sponsor = await loadOrCreateSponsorKey(store, vault, opts.logger);
   const tracker = startSendTracker({
+    replicaId,
     store,
     chains,
     vault,
@@ -349,9 +365,11 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const webhookMetrics = new WebhookMetrics();
   metrics.addSection(() => webhookMetrics.render());
   // The embedded store has one dispatcher (this one): leases a killed run left are released now.
-  await store.write(async (tx) => await tx.releaseWebhookLeases());
+  // Replicas on PostgreSQL leave each other's leases alone: they run out instead (--- replicas ---).
+  if (store.engine === 'sqlite') await store.write(async (tx) => await tx.releaseWebhookLeases());
   const dispatcher = startWebhookDispatcher({
     ...opts.webhooks,
+    replicaId,
     store,
     vault,
     logger: opts.logger.child({ module: 'webhooks' }),
@@ -388,6 +406,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     signerPublicKey,
     sponsorAddress: sponsor.address,
     rotateWebhookSigningKey: async () => ({ keyId: (await rotateWebhookSigningKey(store, vault)).id }), // --- webhooks ---
+    initializedNow,
     close,
   };
 }

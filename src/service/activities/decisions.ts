@@ -49,6 +49,10 @@ export interface DeciderDeps {
   readonly store: Store;
   readonly vault: KeyVault;
   readonly definitions: ReadonlyMap<string, ActivityDefinition>;
+  /** The name this process's leases carry. */
+  readonly replicaId: string;
+  /** How long a decision's lease holds before another replica may take it (its holder died). */
+  readonly leaseMs: number;
 }
 
 export interface DecisionInput {
@@ -62,7 +66,14 @@ export interface DecisionInput {
 
 const PENDING = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
 
-/** Builds the vote handler; votes on one activity are taken one at a time, so it never runs twice. */
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Builds the vote handler. Votes on one activity are taken one at a time across replicas: the
+ * voter's replica holds a lease on the activity row while it counts the votes, runs the activity and
+ * records the outcome (the completing write locks the row and checks the lease), so an activity
+ * completes once and each vote counts once (votes are also unique per voter in the database).
+ */
 export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Promise<ActivityRecord> {
   const { store } = deps;
   const locks = new Map<string, Promise<unknown>>();
@@ -86,6 +97,8 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
   async function vote(input: DecisionInput, target: ActivityRecord): Promise<ActivityRecord> {
     const { voter, nowMs } = input;
     const votes = await store.listVotes(target.id);
+    // A voter's second vote on an undecided activity changes nothing: each voter counts once.
+    if (target.status === PENDING && votes.some((v) => v.userId === voter.user.id)) return target;
     if (target.status !== PENDING) {
       // The same voter sending again after the decision gets the decided activity back.
       if (votes.some((v) => v.userId === voter.user.id)) return target;
@@ -211,6 +224,9 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
                   outcome.result,
                 );
           await store.write(async (tx) => {
+            const held = await tx.lockActivity(target.id);
+            if (held?.leaseOwner !== deps.replicaId)
+              throw new CountersignError('INTERNAL', `activity ${target.id} was decided concurrently`);
             await outcome.write?.(tx);
             await tx.insertVote(v);
             await tx.insertPolicyEvaluation(evaluation!);
@@ -255,9 +271,28 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
         `organization mismatch: request is targeting organization (${target.organizationId}), but voters are in organization (${input.organization.id})`,
         { field: 'organizationId' },
       );
-    // Read again under the lock: an earlier vote may have just decided it.
-    return serialized(target.id, async () =>
-      vote(input, (await store.getActivity(target.organizationId, target.id)) ?? target),
-    );
+    // In turn within this process, then under the activity's lease across replicas; read again
+    // under it: an earlier vote (here or elsewhere) may have just decided it.
+    return serialized(target.id, async () => {
+      let pause = 5;
+      for (;;) {
+        const t = Date.now();
+        const leased = await store.write(
+          async (tx) => await tx.leaseActivity(target.id, PENDING, deps.replicaId, t, t + deps.leaseMs),
+        );
+        const current = (await store.getActivity(target.organizationId, target.id)) ?? target;
+        if (!leased && current.status === PENDING) {
+          await sleep(pause);
+          pause = Math.min(pause * 2, 100);
+          continue;
+        }
+        try {
+          return await vote(input, current);
+        } finally {
+          if (leased)
+            await store.write(async (tx) => await tx.releaseActivityLease(target.id, deps.replicaId));
+        }
+      }
+    });
   };
 }

@@ -68,7 +68,20 @@ export interface ApiHandlerOptions {
   readonly webauthn?: WebauthnPolicy; // --- console ---
   /** Origins a console invite may register its passkey from (default: any, with the rpId its host). */
   readonly consoleOrigins?: readonly string[]; // --- console ---
+  /** The name this process's leases carry (default: a fresh UUID). */
+  readonly replicaId?: string;
+  /**
+   * How long a reservation (or a consensus decision) is held before another replica may take it
+   * over, assuming its holder died (default 30 s). Longer than any signing takes.
+   */
+  readonly activityLeaseMs?: number;
 }
+
+/** The status of a reserved activity: recorded, being signed by the lease holder. */
+const RESERVED = 'ACTIVITY_STATUS_PENDING';
+export const DEFAULT_ACTIVITY_LEASE_MS = 30_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Unauthenticated and cacheable: the keys clients pin (`GET`, forwarded by the HTTP listener). */
 export const DISCOVERY_KEYS_PATH = '/public/v1/discovery/keys';
@@ -104,9 +117,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   const now = opts.now ?? Date.now;
   const byType = new Map<string, ActivityDefinition>(ACTIVITIES.map((d) => [d.type, d]));
   const decisionsByType = new Map<string, DecisionDefinition>(DECISION_ACTIVITIES.map((d) => [d.type, d]));
-  const decide = createDecider({ store, vault, definitions: byType });
   // Identical bodies in flight at once share one execution, so a body is never signed twice.
   const inFlight = new Map<string, Promise<TransportResponse>>();
+  /** This process's name on the activity leases it takes (reservations, consensus decisions). */
+  const replicaId = opts.replicaId ?? randomUUID();
+  const leaseMs = opts.activityLeaseMs ?? DEFAULT_ACTIVITY_LEASE_MS;
+  const decide = createDecider({ store, vault, definitions: byType, replicaId, leaseMs });
 
   async function authenticate(stamp: Stamp, body: Uint8Array, org: OrganizationRecord): Promise<Caller> {
     const orgs = org.parentId === null ? [org.id] : [org.id, org.parentId];
@@ -277,7 +293,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     // --- end auth proxy ---
     const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     const existing = await store.getActivityByFingerprint(fingerprint);
-    if (existing !== undefined) return respondWith(existing);
+    if (existing !== undefined && existing.status !== RESERVED) return respondWith(existing);
+    // A fast path only: the database's reservation is what keeps a body from being signed twice.
     const running = inFlight.get(fingerprint);
     if (running !== undefined) return running;
     const p = execute(def, body, raw, org, caller, fingerprint);
@@ -334,6 +351,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return params as Params;
   }
 
+  /**
+   * Runs a body whose fingerprint is not yet decided. The activity is reserved first (recorded
+   * PENDING with its policy decision and a lease, the unique fingerprint deciding between
+   * replicas); only the winner signs, then completes it. Others wait for the winner's activity, and
+   * take a reservation over once its lease ran out (its replica died before completing).
+   */
   async function execute(
     def: ActivityDefinition,
     body: Params,
@@ -342,6 +365,45 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     caller: Caller,
     fingerprint: string,
   ): Promise<TransportResponse> {
+    let pause = 5;
+    for (;;) {
+      const lease = await store.getActivityLease(fingerprint);
+      if (lease === undefined) {
+        const answer = await attempt(def, body, raw, org, caller, fingerprint, undefined);
+        if (answer !== undefined) return answer;
+        continue;
+      }
+      const a = lease.activity;
+      if (a.status !== RESERVED) return respondWith(a);
+      const t = Date.now();
+      if (lease.leaseOwner === null || (lease.leaseExpiresAtMs ?? 0) <= t) {
+        checkFreshness(body);
+        const won = await store.write(
+          async (tx) => await tx.leaseActivity(a.id, RESERVED, replicaId, t, t + leaseMs),
+        );
+        if (won) {
+          logger.warn({ activityId: a.id, type: def.type }, 'taking over an abandoned reservation');
+          const answer = await attempt(def, body, raw, org, caller, fingerprint, a);
+          if (answer !== undefined) return answer;
+        }
+        continue;
+      }
+      // Another request (here or on another replica) holds it: wait for its outcome.
+      await sleep(pause);
+      pause = Math.min(pause * 2, 100);
+    }
+  }
+
+  /** One try at running the body; undefined when another request holds (or took) its reservation. */
+  async function attempt(
+    def: ActivityDefinition,
+    body: Params,
+    raw: Uint8Array,
+    org: OrganizationRecord,
+    caller: Caller,
+    fingerprint: string,
+    takeover: ActivityRecord | undefined,
+  ): Promise<TransportResponse | undefined> {
     const timestampMs = checkFreshness(body);
     const submitted = parametersOf(body);
     const wantsProofs = appProofsRequested(body);
@@ -351,7 +413,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         'request not authorized: a parent organization can read a sub-organization but not write to it',
         { field: 'organizationId' },
       );
-    const activityId = uuidv7();
+    const activityId = takeover?.id ?? uuidv7();
     const nowMs = now();
     const ctx = { store, vault, organization: org, user: caller.user, activityId, nowMs };
     // Secrets are sealed before anything is recorded; the vote then keeps the body with the sealed
@@ -376,22 +438,32 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       scheme: caller.scheme,
       createdAtMs: nowMs,
     };
+    // A taken-over reservation is given up (removed) when it cannot run after all.
+    const abandon = async (): Promise<void> => {
+      await store.write(async (tx) => await tx.abandonActivity(activityId, replicaId));
+    };
     // Facts first: they also refuse what cannot be described (unknown signWith, malformed tx).
-    const decision = await inSpan('policy.evaluate', async () => {
-      const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
-      return evaluateGate({
-        store,
-        organization: org,
-        type: def.type,
-        params,
-        facts,
-        votes: [vote],
-        nowMs,
+    let decision: Awaited<ReturnType<typeof evaluateGate>>;
+    try {
+      decision = await inSpan('policy.evaluate', async () => {
+        const facts = def.facts === undefined ? {} : await def.facts(ctx, params);
+        return evaluateGate({
+          store,
+          organization: org,
+          type: def.type,
+          params,
+          facts,
+          votes: [vote],
+          nowMs,
+        });
       });
-    });
+    } catch (e) {
+      if (takeover !== undefined) await abandon();
+      throw e;
+    }
     serviceMetrics().policyDecisions.inc({ outcome: policyOutcomeLabel(decision.outcome) }); // --- operability ---
     crashPoint('after-policy-decision'); // --- operability --- (tests only: see failpoints.ts)
-    const base = {
+    const base: Omit<ActivityRecord, 'status' | 'resultJson' | 'appProofsJson'> = takeover ?? {
       id: activityId,
       organizationId: org.id,
       type: def.type,
@@ -408,6 +480,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     switch (decision.outcome) {
       case 'OUTCOME_DENY_EXPLICIT':
       case 'OUTCOME_DENY_IMPLICIT':
+        if (takeover !== undefined) await abandon();
         logger.info({ type: def.type, organizationId: org.id, outcome: decision.outcome }, 'policy denied');
         throw policyDenied(decision);
       case 'OUTCOME_REQUIRES_CONSENSUS': {
@@ -419,13 +492,26 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           // '[]' remembers the request for proofs; approve_activity signs them when it completes.
           appProofsJson: wantsProofs ? '[]' : null,
         };
-        await inSpan('store.write', () =>
-          store.write(async (tx) => {
-            await tx.insertActivity(record, [vote]);
+        const recorded = await store.write(async (tx) => {
+          if (takeover !== undefined) {
+            if (
+              !(await tx.updateActivity(activityId, RESERVED, {
+                status: record.status,
+                resultJson: null,
+                failureJson: null,
+                updatedAtMs: nowMs,
+                ...(record.appProofsJson === null ? {} : { appProofsJson: record.appProofsJson }),
+              }))
+            )
+              return false;
+          } else {
+            if (!(await tx.reserveActivity(record, [vote], null, 0))) return false;
             await tx.insertPolicyEvaluation(evaluation);
-            await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
-          }),
-        );
+          }
+          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+          return true;
+        });
+        if (!recorded) return undefined;
         webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
         return respondWritten(record, vote, caller.user, { intent: params, result: undefined });
@@ -437,29 +523,76 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         throw new CountersignError('INTERNAL', `unknown policy outcome ${String(never)}`);
       }
     }
-    const outcome = await inSpan('sign', () => def.run(ctx, params));
-    crashPoint('after-sign-before-commit'); // --- operability ---
-    const record: ActivityRecord = {
-      ...base,
-      status: 'ACTIVITY_STATUS_COMPLETED',
-      resultJson: JSON.stringify(outcome.result),
-      appProofsJson: wantsProofs
+    if (takeover === undefined) {
+      // Reserve before signing: of concurrent requests with this body, on any replica, one inserts.
+      const reservation: ActivityRecord = {
+        ...base,
+        status: RESERVED,
+        resultJson: null,
+        appProofsJson: null,
+      };
+      const reserved = await store.write(async (tx) => {
+        const t = Date.now();
+        if (!(await tx.reserveActivity(reservation, [vote], replicaId, t + leaseMs))) return false;
+        await tx.insertPolicyEvaluation(evaluation);
+        return true;
+      });
+      if (!reserved) return undefined;
+    }
+    let outcome: Awaited<ReturnType<ActivityDefinition['run']>>;
+    let appProofs: string | null;
+    try {
+      outcome = await inSpan('sign', () => def.run(ctx, params));
+      appProofs = wantsProofs
         ? await appProofsJson(
             { store, vault },
             { activityId, activityType: def.type, organizationId: org.id, nowMs },
             params,
             outcome.result,
           )
-        : null,
+        : null;
+    } catch (e) {
+      // Nothing was signed: the reservation goes, so a retry of the body runs afresh.
+      await abandon();
+      throw e;
+    }
+    crashPoint('after-sign-before-commit'); // --- operability ---
+    const record: ActivityRecord = {
+      ...base,
+      status: 'ACTIVITY_STATUS_COMPLETED',
+      resultJson: JSON.stringify(outcome.result),
+      appProofsJson: appProofs,
+      updatedAtMs: nowMs,
     };
-    await inSpan('store.write', () =>
-      store.write(async (tx) => {
-        await outcome.write?.(tx);
-        await tx.insertActivity(record, [vote]);
-        await tx.insertPolicyEvaluation(evaluation);
-        await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
-      }),
-    );
+    let completed: boolean;
+    try {
+      completed = await inSpan('store.write', () =>
+        store.write(async (tx) => {
+          // The row is held until the commit: the lease is still ours, and nobody else completes it.
+          const held = await tx.lockActivity(activityId);
+          if (held === undefined || held.activity.status !== RESERVED || held.leaseOwner !== replicaId)
+            return false;
+          await outcome.write?.(tx);
+          await tx.updateActivity(activityId, RESERVED, {
+            status: record.status,
+            resultJson: record.resultJson,
+            failureJson: null,
+            updatedAtMs: nowMs,
+            ...(appProofs === null ? {} : { appProofsJson: appProofs }),
+          });
+          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+          return true;
+        }),
+      );
+    } catch (e) {
+      await abandon();
+      throw e;
+    }
+    if (!completed) {
+      // Our lease ran out while signing and another replica took the reservation over.
+      logger.warn({ activityId, type: def.type }, 'reservation lost before completion');
+      return undefined;
+    }
     webhookContextOf(store).wake(); // --- webhooks ---
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);

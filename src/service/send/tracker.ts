@@ -36,6 +36,13 @@ export interface SendTrackerOptions {
   readonly intervalMs?: number;
   /** A broadcast send with no receipt after this long is sent again, same bytes (default 15 s). */
   readonly rebroadcastAfterMs?: number;
+  /** This tracker's name on the sends it claims (default: a fresh UUID). */
+  readonly replicaId?: string;
+  /**
+   * How long a claim on a send lasts; renewed every round, so a dead replica's sends are taken over
+   * by another's tracker this long after it stopped renewing (default 10 s). PostgreSQL only.
+   */
+  readonly claimLeaseMs?: number;
 }
 
 export interface SendTracker {
@@ -132,6 +139,26 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   const nonceTooLowSeen = new Map<string, number>();
   const busy = new Set<string>();
   let stopped = false;
+  // --- replicas --- Several replicas' trackers share a PostgreSQL store: each follows only the sends
+  // it claimed (FOR UPDATE SKIP LOCKED plus a lease it renews every round). One process serves a
+  // SQLite store, so there every pending send is this tracker's.
+  const replicated = store.engine === 'postgres';
+  const owner = opts.replicaId ?? randomUUID();
+  const claimLeaseMs = opts.claimLeaseMs ?? 10_000;
+  const CLAIM_LIMIT = 1_000;
+  const pendingRows = async (): Promise<SendTransactionRecord[]> => {
+    if (!replicated) return store.listPendingSendTransactions();
+    const t = Date.now();
+    return store.write(
+      async (tx) => await tx.claimPendingSendTransactions(owner, t, t + claimLeaseMs, CLAIM_LIMIT),
+    );
+  };
+  const claimOne = async (id: string): Promise<boolean> => {
+    if (!replicated) return true;
+    const t = Date.now();
+    return store.write(async (tx) => await tx.claimSendTransaction(id, owner, t, t + claimLeaseMs));
+  };
+  // --- end replicas ---
 
   const update = (row: SendTransactionRecord, u: Omit<SendTransactionUpdate, 'updatedAtMs'>) =>
     store
@@ -424,7 +451,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
    * long queue of one sender settles in one round and a slow broadcast never delays a receipt.
    */
   async function broadcastRound(): Promise<void> {
-    const rows = (await store.listPendingSendTransactions()).filter((r) => r.status === 'INITIALIZED');
+    const rows = (await pendingRows()).filter((r) => r.status === 'INITIALIZED');
     const bySender = new Map<string, SendTransactionRecord[]>();
     for (const row of rows) {
       const key = `${row.caip2} ${row.fromAddress}`;
@@ -440,7 +467,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
   }
 
   async function receiptRound(): Promise<void> {
-    const rows = await store.listPendingSendTransactions();
+    const rows = await pendingRows();
     observeSendBacklog(rows, Date.now()); // --- operability ---
     await Promise.all(rows.filter((r) => r.status !== 'INITIALIZED').map(guarded));
     const pending = new Set(rows.map((r) => r.id));
@@ -474,7 +501,11 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
       if (stopped) return;
       void store
         .getSendTransactionById(id)
-        .then((row) => (row === undefined || row.status !== 'INITIALIZED' ? undefined : guarded(row)))
+        .then(async (row) =>
+          row === undefined || row.status !== 'INITIALIZED' || !(await claimOne(row.id))
+            ? undefined
+            : guarded(row),
+        )
         .catch((e: unknown) => logger.warn({ err: messageOf(e) }, 'send kick failed'));
     },
     async stop() {
@@ -482,6 +513,8 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
       for (const t of timers) clearInterval(t);
       await Promise.all(rounds.values());
       while (busy.size > 0) await new Promise((r) => setTimeout(r, 10));
+      // Handed over at once rather than when the claims run out.
+      if (replicated) await store.write(async (tx) => await tx.releaseSendClaims(owner)).catch(() => 0);
     },
   };
 }

@@ -143,6 +143,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   const store: Store = {
     ...read,
+    engine: 'postgres',
     async write<T>(fn: (t: StoreTx) => Promise<T>): Promise<T> {
       if (closed) throw new Error('store is closed');
       for (let attempt = 1; ; attempt++) {

@@ -493,4 +493,22 @@ CREATE INDEX otps_contact ON otps(organization_id, contact, expires_at_ms);
 `,
   },
   // --- end auth proxy ---
+  // --- replicas --- leases and claims that let several replicas share one database (issue 11).
+  {
+    version: 13,
+    sql: `
+ALTER TABLE activities ADD COLUMN lease_owner TEXT;
+ALTER TABLE activities ADD COLUMN lease_expires_at_ms INTEGER;
+CREATE UNIQUE INDEX votes_one_per_voter ON votes(activity_id, user_id);
+ALTER TABLE send_transactions ADD COLUMN claimed_by TEXT;
+ALTER TABLE send_transactions ADD COLUMN claim_expires_at_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE webhook_deliveries ADD COLUMN claimed_by TEXT;
+CREATE UNIQUE INDEX send_transactions_one_pending_nonce ON send_transactions(caip2, from_address, nonce)
+  WHERE status IN ('INITIALIZED', 'BROADCASTING');
+`,
+  },
+  // --- end replicas ---
 ];
+
+/** The newest migration's version: what a migrated store's schema is. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -146,6 +146,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // The writer's data_version moves when any other connection commits (never for its own
     // commits; the read connection only reads), so it names changes made outside this process.
     externalVersion: () => db.pragma('data_version', { simple: true }) as number,
+    engine: 'sqlite',
     exclusive: <T>(fn: () => Promise<T>): Promise<T> => {
       const run = exclusiveTail.then(fn);
       exclusiveTail = run.then(

@@ -949,6 +949,7 @@ export interface StoreTx {
     leaseUntilMs: number,
     limit: number,
     busyLanes: readonly string[],
+    claimedBy?: string,
   ): Promise<WebhookDeliveryRecord[]>;
   /** Records an attempt on a leased delivery and moves the delivery on (its lease ends). */
   recordWebhookAttempt(result: WebhookAttemptResult): Promise<void>;
@@ -961,6 +962,7 @@ export interface StoreTx {
     nowMs: number,
     leaseUntilMs: number,
     limit: number,
+    claimedBy?: string,
   ): Promise<WebhookDeliveryRecord[]>;
   /** Ends the leases of deliveries a lane claimed but did not send. */
   releaseWebhookDeliveries(ids: readonly string[]): Promise<void>;
@@ -1072,3 +1074,78 @@ export interface Store {
   ): Promise<{ readonly organizationId: string; readonly userId: string }[]>;
 }
 // --- end oauth ---
+
+// --- replicas ---
+// What several service replicas on one database coordinate through (issue 11): activity
+// reservations (an activity recorded PENDING with a lease before anything is signed), the lease
+// that lets one replica at a time decide a consensus activity, and leases on send rows so each is
+// followed by one replica's tracker. Every lease expires, so a dead replica's work is taken over.
+
+/** An activity with the lease a replica holds on it (null when none). */
+export interface ActivityLease {
+  readonly activity: ActivityRecord;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAtMs: number | null;
+}
+
+export interface StoreTx {
+  /**
+   * Records the activity (with its votes) unless one with its fingerprint exists: the unique
+   * fingerprint decides between concurrent submitters on any replica. The row carries a lease held
+   * by `owner` until `leaseUntilMs`. True if this call inserted it.
+   */
+  reserveActivity(
+    r: ActivityRecord,
+    votes: readonly VoteRecord[],
+    owner: string | null,
+    leaseUntilMs: number,
+  ): Promise<boolean>;
+  /**
+   * Takes the lease on an activity in `status` when it is free, expired (at `nowMs`) or already
+   * `owner`'s; true if `owner` now holds it.
+   */
+  leaseActivity(
+    id: string,
+    status: ActivityStatus,
+    owner: string,
+    nowMs: number,
+    leaseUntilMs: number,
+  ): Promise<boolean>;
+  /** Gives up `owner`'s lease on the activity, if it still holds it. */
+  releaseActivityLease(id: string, owner: string): Promise<void>;
+  /**
+   * The activity row, locked until the commit where the engine has row locks (PostgreSQL:
+   * `FOR UPDATE`; SQLite has one writer), with its lease.
+   */
+  lockActivity(id: string): Promise<ActivityLease | undefined>;
+  /**
+   * Removes a PENDING reservation `owner` still holds (its votes and policy evaluations with it):
+   * what it reserved failed before anything was signed, so a retry starts afresh. False if the
+   * lease was lost.
+   */
+  abandonActivity(id: string, owner: string): Promise<boolean>;
+  /** Ends every activity lease (one-process engines at start: no other process can hold one). */
+  expireActivityLeases(): Promise<number>;
+  /**
+   * Leases pending sends (INITIALIZED, BROADCASTING) for `owner` until `leaseUntilMs`: those
+   * unclaimed, claimed by `owner`, or whose claim expired at `nowMs`. Rows another replica is
+   * claiming right now are skipped (PostgreSQL `FOR UPDATE SKIP LOCKED`). Oldest nonces first.
+   */
+  claimPendingSendTransactions(
+    owner: string,
+    nowMs: number,
+    leaseUntilMs: number,
+    limit: number,
+  ): Promise<SendTransactionRecord[]>;
+  /** Claims one pending send for `owner` (free, its own, or expired at `nowMs`); true if it holds it. */
+  claimSendTransaction(id: string, owner: string, nowMs: number, leaseUntilMs: number): Promise<boolean>;
+  /** Ends `owner`'s claims on sends (a tracker that stops). */
+  releaseSendClaims(owner: string): Promise<number>;
+}
+
+export interface Store {
+  /** The engine: 'sqlite' serves one process; 'postgres' may have several replicas. */
+  readonly engine: 'sqlite' | 'postgres';
+  getActivityLease(fingerprint: string): Promise<ActivityLease | undefined>;
+}
+// --- end replicas ---

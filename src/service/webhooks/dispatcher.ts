@@ -6,6 +6,7 @@
  * retry with exponential backoff and jitter until the retry window ends (429 waits for Retry-After),
  * 3xx and other 4xx end it. Every attempt is signed afresh (new timestamp, same event id).
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isCountersignError } from '../../shared/errors.js';
 import { utf8 } from '../../shared/encoding.js';
@@ -32,6 +33,8 @@ import { activeWebhookKey, signWebhook, verifyWebhookSigningKey } from './signin
 import type { WebhookMetrics } from './metrics.js';
 
 export interface WebhookDispatcherOptions {
+  /** The name recorded on the deliveries this dispatcher leases (default: a fresh UUID). */
+  readonly replicaId?: string;
   readonly store: Store;
   readonly vault: KeyVault;
   readonly logger: Logger;
@@ -109,6 +112,8 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const leaseMs = attemptTimeoutMs + 30_000;
   // A lane's claimed run is sent one after another, so its lease covers every attempt of the run.
   const batchLeaseMs = leaseMs * LANE_BATCH;
+  // --- replicas --- recorded on the rows this dispatcher leases (claimed_by), for operators.
+  const claimedBy = opts.replicaId ?? randomUUID();
 
   const active = new Map<string, Promise<void>>();
   let stopped = false;
@@ -261,7 +266,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
           if (stopped) break;
           const at = clock();
           queue = await store.write(
-            async (tx) => await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH),
+            async (tx) => await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH, claimedBy),
           );
           if (queue.length === 0) break;
           continue;
@@ -272,7 +277,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
           const at = clock();
           queue = await store.write(async (tx) => {
             await tx.recordWebhookAttempt(result);
-            return await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH);
+            return await tx.claimWebhookLane(lane, at, at + batchLeaseMs, LANE_BATCH, claimedBy);
           });
           if (queue.length === 0) break;
           continue;
@@ -319,7 +324,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         const now = clock();
         const busy = [...active.keys()];
         const heads = await store.write(
-          async (tx) => await tx.claimWebhookDeliveries(now, now + leaseMs, slots, busy),
+          async (tx) => await tx.claimWebhookDeliveries(now, now + leaseMs, slots, busy, claimedBy),
         );
         claimed = heads.length;
         if (!stopped) for (const d of heads) runLane(d);

@@ -28,9 +28,13 @@ import { importParts } from './imports.js';
 import { webhooksParts } from './webhooks.js';
 import { authProxyParts } from './authProxy.js'; // --- auth proxy ---
 import { oauthParts } from './oauth.js'; // --- oauth ---
+import { replicaParts } from './replicas.js'; // --- replicas ---
 
 /** Every store module's transaction and read methods over one connection. */
-export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' | 'close' | 'exclusive'> } {
+export function storeParts(db: Conn): {
+  tx: StoreTx;
+  read: Omit<Store, 'write' | 'close' | 'exclusive' | 'engine'>;
+} {
   const q = (sql: string) => db.prepare(sql);
 
   const s = {
@@ -67,9 +71,10 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
     insVote: q(
       'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)',
     ),
-    // app_proofs_json is kept unless the update brings proofs.
+    // app_proofs_json is kept unless the update brings proofs; a move ends any lease on the row.
     updActivity: q(
-      'UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json) WHERE id = ? AND status = ?',
+      `UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json),
+         lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND status = ?`,
     ),
     insPolicy: q(
       `INSERT INTO policies (id, organization_id, name, effect, condition_src, consensus_src, time_src, notes, created_at_ms, updated_at_ms)
@@ -129,7 +134,8 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
     activity: q('SELECT * FROM activities WHERE organization_id = ? AND id = ?'),
     activityByFp: q('SELECT * FROM activities WHERE fingerprint = ?'),
     activities: q(
-      `SELECT * FROM activities WHERE organization_id = ? AND id < ?
+      // A reservation (PENDING, being signed under a lease) is listed once it has an outcome.
+      `SELECT * FROM activities WHERE organization_id = ? AND id < ? AND status <> 'ACTIVITY_STATUS_PENDING'
          AND (CAST(? AS TEXT) IS NULL OR ${inJsonList(db, 'status')})
          AND (CAST(? AS TEXT) IS NULL OR ${inJsonList(db, 'type')})
        ORDER BY id DESC LIMIT ?`,
@@ -187,7 +193,9 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
   const webhooks = webhooksParts(db); // --- webhooks ---
   const authProxy = authProxyParts(db); // --- auth proxy ---
   const oauth = oauthParts(db); // --- oauth ---
+  const replicas = replicaParts(db); // --- replicas ---
   const tx: StoreTx = {
+    ...replicas.tx, // --- replicas ---
     ...webhooks.tx, // --- webhooks ---
     ...authProxy.tx, // --- auth proxy ---
     ...oauth.tx, // --- oauth ---
@@ -381,7 +389,8 @@ export function storeParts(db: Conn): { tx: StoreTx; read: Omit<Store, 'write' |
     },
   };
 
-  const read: Omit<Store, 'write' | 'close' | 'exclusive'> = {
+  const read: Omit<Store, 'write' | 'close' | 'exclusive' | 'engine'> = {
+    ...replicas.read, // --- replicas ---
     ...webhooks.read, // --- webhooks ---
     ...authProxy.read, // --- auth proxy ---
     ...oauth.read, // --- oauth ---

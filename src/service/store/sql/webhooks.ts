@@ -46,6 +46,9 @@ type WebhooksRead = Pick<
 
 export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } {
   const p = (sql: string) => db.prepare(sql);
+  // --- replicas --- On PostgreSQL, candidate rows another replica is claiming right now are skipped
+  // rather than waited for; the lease update below still decides which claimant gets a row.
+  const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE OF d SKIP LOCKED' : '';
   const s = {
     insEndpoint: p(
       'INSERT INTO webhook_endpoints (id, organization_id, url, name, is_active, created_at_ms, updated_at_ms) VALUES (?,?,?,?,?,?,?)',
@@ -97,7 +100,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
          JOIN webhook_events e ON e.id = d.event_id
        WHERE d.next_attempt_at_ms <= ? AND d.lease_until_ms <= ?
          AND NOT ${inJsonList(db, 'd.lane')}
-       ORDER BY d.next_attempt_at_ms, d.seq LIMIT ?`,
+       ORDER BY d.next_attempt_at_ms, d.seq LIMIT ?${skipLocked}`,
     ),
     laneHeads: p(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
@@ -105,7 +108,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     ),
     release: p("UPDATE webhook_deliveries SET lease_until_ms = 0 WHERE id = ? AND state = 'PENDING'"),
     lease: p(
-      "UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ? AND state = 'PENDING' AND lease_until_ms <= ?",
+      "UPDATE webhook_deliveries SET lease_until_ms = ?, claimed_by = ? WHERE id = ? AND state = 'PENDING' AND lease_until_ms <= ?",
     ),
     finish: p(
       `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at_ms = ?, lease_until_ms = 0,
@@ -225,19 +228,26 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     rows: Row[],
     nowMs: number,
     leaseUntilMs: number,
+    claimedBy: string | undefined,
   ): Promise<WebhookDeliveryRecord[]> => {
     const out: WebhookDeliveryRecord[] = [];
     for (const r of rows)
-      if ((await s.lease.run(leaseUntilMs, r.id, nowMs)).changes === 1)
+      if ((await s.lease.run(leaseUntilMs, claimedBy ?? null, r.id, nowMs)).changes === 1)
         out.push({ ...toWebhookDelivery(r), leaseUntilMs });
     return out;
   };
 
-  const claimLane = async (lane: string, nowMs: number, leaseUntilMs: number, limit: number) => {
+  const claimLane = async (
+    lane: string,
+    nowMs: number,
+    leaseUntilMs: number,
+    limit: number,
+    claimedBy?: string,
+  ) => {
     const out: WebhookDeliveryRecord[] = [];
     for (const r of await all(s.laneHeads, lane, limit)) {
       if (num(r.next_attempt_at_ms) > nowMs) break;
-      const [leased] = await lease([r], nowMs, leaseUntilMs);
+      const [leased] = await lease([r], nowMs, leaseUntilMs, claimedBy);
       if (leased === undefined) break;
       out.push(leased);
     }
@@ -373,8 +383,8 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
           );
         return endpoints.length;
       },
-      claimWebhookDeliveries: async (nowMs, leaseUntilMs, limit, busy) =>
-        lease(await all(s.heads, nowMs, nowMs, JSON.stringify(busy), limit), nowMs, leaseUntilMs),
+      claimWebhookDeliveries: async (nowMs, leaseUntilMs, limit, busy, claimedBy) =>
+        lease(await all(s.heads, nowMs, nowMs, JSON.stringify(busy), limit), nowMs, leaseUntilMs, claimedBy),
       recordWebhookAttempt: async (result) => {
         const a = result.attempt;
         const d = await get(s.delivery, a.deliveryId);
