@@ -231,6 +231,37 @@ describe('sign-up and oauth_login with a real OIDC provider', () => {
   });
 });
 
+describe('bad input at the proxy', () => {
+  it('names the missing or malformed field, forwarding nothing', async () => {
+    const before = await footprint(alice.orgId);
+    const none = await proxyPost('/v1/oauth_login', { publicKey: newApiKey().apiPublicKey });
+    expect(none.status).toBe(400);
+    expect(String(none.json.message)).toMatch(/^oidcToken: is required/);
+    const badKey = await proxyPost('/v1/oauth_login', { oidcToken: 'a.b.c', publicKey: 'zz' });
+    expect(badKey.status).toBe(400);
+    expect(String(badKey.json.message)).toMatch(
+      /parameters\.publicKey: must be a compressed P-256 public key/,
+    );
+    const notJwt = await proxyPost('/v1/oauth_login', {
+      oidcToken: 'not-a-jwt',
+      publicKey: newApiKey().apiPublicKey,
+    });
+    expect(notJwt.status).toBe(400);
+    expect(String(notJwt.json.message)).toMatch(/parameters\.oidcToken: invalid OIDC token: is not a JWT/);
+    const verifier = await proxyPost('/v1/oauth2_authenticate', {
+      provider: 'OAUTH2_PROVIDER_X',
+      authCode: 'c',
+      redirectUri: idp.redirectUri,
+      codeVerifier: 'short',
+      nonce: nonceOf('k'),
+      clientId: X_CLIENT,
+    });
+    expect(verifier.status).toBe(400);
+    expect(String(verifier.json.message)).toMatch(/parameters\.codeVerifier: must be a PKCE code verifier/);
+    expect(await footprint(alice.orgId)).toEqual(before);
+  });
+});
+
 describe('the recorded activity', () => {
   it("carries Turnkey's intent and result keys, with the OIDC token sealed in the intent", async () => {
     const session = newApiKey();

@@ -5,7 +5,7 @@
  * authorization-code flow (PKCE, nonce) runs over HTTP without a browser.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import Provider from 'oidc-provider';
@@ -69,7 +69,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
   ];
   const subjects = new Map<string, string>(); // state → the subject to sign in
 
-  let handler: ((req: never, res: never) => void) | undefined;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   let provider: Provider | undefined;
   const server: Server = createServer((req, res) => {
     const p = provider as Provider;
@@ -94,7 +94,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       })();
       return;
     }
-    (handler as (a: unknown, b: unknown) => void)(req, res);
+    handler?.(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -121,7 +121,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       Session: 600,
     },
   });
-  handler = provider.callback() as unknown as (req: never, res: never) => void;
+  handler = provider.callback();
   const signingKey = privateKey as CryptoKey;
 
   async function authorize(o: {

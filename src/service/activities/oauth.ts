@@ -161,7 +161,10 @@ async function postJson(
   if (res.status !== 200) {
     // OAuth errors (RFC 6749 5.2) carry a code; the description is the provider's and may echo input.
     const code =
-      typeof json === 'object' && json !== null && typeof (json as Params).error === 'string'
+      typeof json === 'object' &&
+      json !== null &&
+      typeof (json as Params).error === 'string' &&
+      /^[a-z_]{1,64}$/.test((json as Params).error as string)
         ? ` ${(json as Params).error as string}`
         : '';
     throw invalid(field, `${what} refused: HTTP ${res.status}${code}`);
@@ -187,7 +190,7 @@ function accountId(info: Params): string | undefined {
 
 const oauth2Authenticate = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcome> => {
   const providerName = reqString(p, 'provider', P);
-  if (!(providerName in OAUTH2_PROVIDERS))
+  if (!Object.hasOwn(OAUTH2_PROVIDERS, providerName))
     throw invalid(`${P}.provider`, `must be one of ${Object.keys(OAUTH2_PROVIDERS).join(', ')}`);
   const provider = providerName as Oauth2Provider;
   const redirectUri = reqString(p, 'redirectUri', P);

@@ -124,6 +124,8 @@ function parseOauthProvider(
 ): RootUserSpec['oauth'][number] {
   const o = asObject(value, field);
   const name = reqString(o, 'providerName', field);
+  if (o.oidcToken !== undefined && o.oidcToken !== null && typeof o.oidcToken !== 'string')
+    throw invalid(`${field}.oidcToken`, 'must be a string (a JWT)');
   if (typeof o.oidcToken === 'string' && o.oidcToken !== '') {
     const c = verified.get(o.oidcToken);
     if (c === undefined) throw invalid(`${field}.oidcToken`, 'was not verified');
