@@ -167,7 +167,12 @@ describe('crash matrix of a send', () => {
 
       // The pool still holds one transaction (a re-broadcast of the same bytes is no second one).
       if (!automine) {
-        await sleep(1500); // tracker rounds run every 500 ms: let it re-broadcast if it would
+        // The restarted tracker finds the send unrecorded as broadcast and sends the same bytes again.
+        for (const deadline = Date.now() + 30_000; recorder.forwarded.length < forwardedBefore + 2;) {
+          expect(Date.now(), 'the restarted tracker re-broadcasts').toBeLessThan(deadline);
+          await sleep(100);
+        }
+        expect(recorder.forwarded.slice(forwardedBefore)).toEqual([raw, raw]);
         expect(await pooled()).toBe(1);
         await rpc(chain.rpcUrl, 'evm_mine');
       }

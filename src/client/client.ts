@@ -5,7 +5,7 @@
 import { CountersignError, ERROR_TABLE, type ErrorCode } from '../shared/errors.js';
 import type { ApiKeyStamper } from './stamper.js';
 import type { Transport } from './transport.js';
-import { inSpan, SpanKind, traceparentHeader } from '../observability/tracing.js';
+import { inSpan, SpanKind, traceparentHeader, tracingEnabled } from '../observability/tracing.js';
 
 export const ACTIVITY_STATUSES = [
   'ACTIVITY_STATUS_CREATED',
@@ -95,21 +95,20 @@ export class PublicApiClient {
   }
 
   async #post(path: string, body: Uint8Array): Promise<unknown> {
-    const res = await inSpan(
-      'public_api.call',
-      () =>
-        this.#transport.send({
-          path,
-          headers: {
-            'content-type': 'application/json',
-            'x-stamp': this.#stamper.stamp(body),
-            // The caller's trace continues in the service (W3C trace context), when tracing is on.
-            ...traceparentHeader(),
-          },
-          body,
-        }),
-      { kind: SpanKind.CLIENT, attributes: { 'url.path': path } },
-    );
+    const send = () =>
+      this.#transport.send({
+        path,
+        headers: {
+          'content-type': 'application/json',
+          'x-stamp': this.#stamper.stamp(body),
+          // The caller's trace continues in the service (W3C trace context), when tracing is on.
+          ...traceparentHeader(),
+        },
+        body,
+      });
+    const res = await (tracingEnabled()
+      ? inSpan('public_api.call', send, { kind: SpanKind.CLIENT, attributes: { 'url.path': path } })
+      : send());
     const json = parseJson(res.body);
     if (res.status >= 200 && res.status < 300) {
       if (json === undefined) {

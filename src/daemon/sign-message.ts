@@ -21,6 +21,7 @@ import type {
 } from './proto.js';
 import { submitActivity } from './submit-activity.js';
 import { verifyDigestSignature } from './verify-signature.js';
+import { inSpanSync } from '../observability/tracing.js';
 
 interface PreparedMessage {
   readonly kind: string;
@@ -74,7 +75,7 @@ export async function signMessage(
   }
   const [sig] = rawSignaturesOf(activity, 1);
   if (sig === undefined) throw new CountersignError('UPSTREAM_ERROR', 'no signature in the result');
-  const signer = verifyDigestSignature(m.digest, sig, expectedSigner, m.kind);
+  const signer = inSpanSync('verify', () => verifyDigestSignature(m.digest, sig, expectedSigner, m.kind));
   log.info({ activityId: activity.id }, 'message signed and verified');
   return {
     signature: { r: sig.r, s: sig.s, v: sig.v },

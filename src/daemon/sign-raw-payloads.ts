@@ -15,6 +15,7 @@ import {
 } from './proto.js';
 import { submitActivity } from './submit-activity.js';
 import { signatureSchemeOf, verifyDigestSignature } from './verify-signature.js';
+import { inSpanSync } from '../observability/tracing.js';
 
 /** The public API takes at most this many payloads in one activity. */
 const MAX_PAYLOADS = 100;
@@ -68,11 +69,13 @@ export async function signRawPayloads(
     };
   }
   const signatures = rawSignaturesOf(activity, digests.length);
-  signatures.forEach((sig, i) => {
-    const digest = digests[i];
-    if (digest === undefined) throw new CountersignError('INTERNAL', 'digest count mismatch');
-    verifyDigestSignature(digest, sig, expectedSigner, `payloads[${i}]`);
-  });
+  inSpanSync('verify', () =>
+    signatures.forEach((sig, i) => {
+      const digest = digests[i];
+      if (digest === undefined) throw new CountersignError('INTERNAL', 'digest count mismatch');
+      verifyDigestSignature(digest, sig, expectedSigner, `payloads[${i}]`);
+    }),
+  );
   log.info({ activityId: activity.id }, 'payloads signed and verified');
   return {
     signatures: signatures.map((s) => ({ r: s.r, s: s.s, v: s.v })),

@@ -165,9 +165,11 @@ export function inSpanSync<T>(name: SpanName, fn: () => T, opts?: SpanOptions): 
   }
 }
 
+const NO_HEADER: { readonly traceparent?: string } = Object.freeze({});
+
 /** The active span's `traceparent` to send on (empty when tracing is off or no span is active). */
-export function traceparentHeader(): { traceparent?: string } {
-  if (tracer === undefined) return {};
+export function traceparentHeader(): { readonly traceparent?: string } {
+  if (tracer === undefined) return NO_HEADER;
   const carrier: Record<string, string> = {};
   w3c.inject(context.active(), carrier, { set: (c, k, v) => (c[k] = v) });
   return carrier.traceparent === undefined ? {} : { traceparent: carrier.traceparent };
