@@ -202,6 +202,18 @@ describe('auth proxy: sign-up and account lookup', () => {
     const wallet = s.json.wallet as { walletId: string; addresses: string[] };
     expect(wallet.addresses).toHaveLength(1);
     expect(wallet.addresses[0]).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    // The service's app proofs for the derived address come back through the proxy as they are.
+    const proofs = s.json.appProofs as { proofPayload: string }[];
+    expect(proofs.length).toBeGreaterThan(0);
+    const payloads = proofs.map(
+      (p) => JSON.parse(p.proofPayload) as { address: string; activityType: string },
+    );
+    expect(payloads).toContainEqual(
+      expect.objectContaining({
+        address: wallet.addresses[0],
+        activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
+      }),
+    );
   });
 
   it('refuses a contact without a token, a token for another contact, and a signature by another key; writes nothing', async () => {

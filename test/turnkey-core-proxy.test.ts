@@ -228,10 +228,19 @@ describe('@turnkey/core against the auth proxy', () => {
     });
   });
 
-  it('refuses an attested stamp by another key than the token’s, and for anything but stamp_login', async () => {
+  it('refuses an attested stamp by another key than the token’s, a session key other than the token’s, and anything but stamp_login; writes no key', async () => {
     const stamper = new MemoryKeyStamper();
     const attested = new AttestedStamper(stamper as never);
     const core = coreClient(stamper, attested);
+    const [subOrg] = await h.service.store.listSubOrganizationIds(
+      parent,
+      { type: 'EMAIL', value: 'core-user@example.com' },
+      { limit: 1 },
+    );
+    const [user] = await h.service.store.listUsers(subOrg as string);
+    const sessionKeys = async () => (await h.service.store.listApiKeys(user!.id)).length;
+    const keysBefore = await sessionKeys();
+    expect(keysBefore).toBeGreaterThan(0);
     const tokenKey = stamper.create();
     const token = await otp(core, 'core-user@example.com', tokenKey);
     const other = stamper.create();
@@ -249,9 +258,11 @@ describe('@turnkey/core against the auth proxy', () => {
       scheme: AttestedScheme.P256_VERIFICATION_TOKEN,
     });
     await expect(
+      core.stampLogin({ publicKey: other, expirationSeconds: '900' }, StamperType.Attested),
+    ).rejects.toThrow(/parameters\.publicKey/);
+    await expect(
       core.createWallet({ walletName: 'nope', accounts: [] }, StamperType.Attested),
     ).rejects.toThrow(/stamp_login only/);
-    const user = (await h.service.store.listUsers(parent)).length;
-    expect(user).toBeGreaterThan(0);
+    expect(await sessionKeys()).toBe(keysBefore);
   });
 });

@@ -233,5 +233,41 @@ describe('@turnkey/core TurnkeyClient in Chromium', { timeout: 120_000 }, () => 
     expect((await recoverTransactionAddress({ serializedTransaction: tx as never })).toLowerCase()).toBe(
       out.address.toLowerCase(),
     );
+
+    // Later, the same user logs in again: a new OTP, TurnkeyClient.loginWithOtp (attested stamp_login).
+    const init2 = await page.evaluate(
+      async (email) =>
+        await (globalThis as unknown as Record<string, any>).client.initOtp({
+          otpType: 'OTP_TYPE_EMAIL',
+          contact: email,
+        }),
+      email,
+    );
+    const code2 = /code is ([0-9A-Z]+)/.exec(await smtp.take(email))?.[1] as string;
+    const again = await page.evaluate(
+      async ({ code, otpId, bundle, signerPublicKey }) => {
+        const g = globalThis as unknown as Record<string, any>;
+        const client = g.client;
+        const publicKey: string = await client.createApiKeyPair();
+        const encryptedOtpBundle = await g.encryptOtpCodeToBundle(code, bundle, publicKey, signerPublicKey);
+        const { verificationToken } = await client.httpClient.proxyVerifyOtpV2({ otpId, encryptedOtpBundle });
+        const { sessionToken } = await client.loginWithOtp({ verificationToken, sessionKey: 'second' });
+        return { publicKey, sessionToken: sessionToken as string };
+      },
+      {
+        code: code2,
+        otpId: init2.otpId,
+        bundle: init2.otpEncryptionTargetBundle,
+        signerPublicKey: keys.signerPublicKey,
+      },
+    );
+    expect(await verifySessionJwtSignature(again.sessionToken, keys.notarizerPublicKey)).toBe(true);
+    expect(
+      JSON.parse(Buffer.from(again.sessionToken.split('.')[1] as string, 'base64url').toString()),
+    ).toMatchObject({
+      organization_id: out.session.organizationId,
+      user_id: out.session.userId,
+      public_key: again.publicKey,
+    });
   });
 });

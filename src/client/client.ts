@@ -36,6 +36,8 @@ export interface Activity {
   /** `{<resultKey>: …}` once completed, `{}` before; read through the per-activity parsers. */
   readonly result: Readonly<Record<string, unknown>>;
   readonly failure: ActivityFailure | undefined;
+  /** The service's app proofs, when the request asked for them (passed on unverified). */
+  readonly appProofs?: readonly unknown[];
 }
 
 export interface PublicApiClientOptions {
@@ -214,6 +216,7 @@ export function parseActivityResponse(json: unknown): Activity {
     fingerprint: requireString(a, 'fingerprint', 'activity'),
     result,
     failure: parseFailure(a['failure']),
+    ...(Array.isArray(a['appProofs']) ? { appProofs: a['appProofs'] as unknown[] } : {}),
   };
 }
 

@@ -42,7 +42,10 @@ export interface AuthProxyListener {
 }
 
 export type Body = Record<string, unknown>;
-/** Submits one activity in the configuration's organization with the proxy key; its result object. */
+/**
+ * Submits one activity in the configuration's organization with the proxy key; its result object
+ * (with `appProofs` beside the result key when the activity produced them).
+ */
 export type Forward = (name: string, type: string, parameters: Body) => Promise<Record<string, unknown>>;
 /** One proxied request: its body, its configuration, and the proxy key's client. */
 export interface Call {
@@ -186,7 +189,9 @@ export async function startAuthProxy(opts: AuthProxyOptions): Promise<AuthProxyL
       const activity = await client.submit(name, new TextEncoder().encode(body));
       if (activity.failure !== undefined)
         throw new CountersignError('UPSTREAM_ERROR', activity.failure.message ?? 'the activity failed');
-      return activity.result as Record<string, unknown>;
+      const result = activity.result as Record<string, unknown>;
+      // App proofs are handed on unverified (seed 1): the end user's client verifies them.
+      return activity.appProofs === undefined ? result : { ...result, appProofs: activity.appProofs };
     }, query);
   }
 

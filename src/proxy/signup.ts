@@ -100,6 +100,8 @@ async function signup(c: Call): Promise<Body> {
     ...(wallet === undefined ? {} : { wallet }),
     ...(verificationToken === undefined ? {} : { verificationToken }),
     ...(clientSignature === undefined ? {} : { clientSignature }),
+    // The sign-up's app proofs (the wallet's derived addresses) go back to the client unverified.
+    generateAppProofs: true,
   });
   const res = (r.createSubOrganizationResultV8 ?? {}) as {
     subOrganizationId?: string;
@@ -110,6 +112,7 @@ async function signup(c: Call): Promise<Body> {
     organizationId: res.subOrganizationId,
     userId: res.rootUserIds?.[0],
     ...(res.wallet === undefined ? {} : { wallet: res.wallet }),
+    ...(Array.isArray(r.appProofs) && r.appProofs.length > 0 ? { appProofs: r.appProofs } : {}),
   };
 }
 

@@ -280,6 +280,14 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           'REQUEST_NOT_AUTHORIZED',
           `X-Stamp-Attested is accepted for stamp_login only, not ${def.type}`,
         );
+      // One session per token key: the new session key must be the stamp's (the token's) key, which
+      // stamp_login registers once, so a token cannot mint further sessions for other keys.
+      const p = body.parameters as Params | undefined;
+      if (typeof p?.publicKey !== 'string' || p.publicKey.toLowerCase() !== stamp.publicKey)
+        throw invalid(
+          'parameters.publicKey',
+          "with X-Stamp-Attested it must be the stamp's publicKey (the verification token's key)",
+        );
       const a = await attestedCaller({ store, stamp, body: raw, organization: org, nowMs: now() });
       org = a.organization;
       caller = {
