@@ -158,6 +158,59 @@ describe('auth proxy: email OTP through the proxy', () => {
     expect(await verifySessionJwtSignature(jwt, keys.notarizerPublicKey)).toBe(true);
   });
 
+  it("accepts the seed's spelling: /v1/otp_login with public_key and client_signature as a hex signature over the token", async () => {
+    const sub = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', {
+      subOrganizationName: 'seed spelling user',
+      rootUsers: [
+        {
+          userName: 'sam',
+          userEmail: 'sam@example.com',
+          apiKeys: [],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+      rootQuorumThreshold: 1,
+    });
+    expect(sub.status).toBe(200);
+    const init = await call('/v1/otp_init_v2', { otpType: 'OTP_TYPE_EMAIL', contact: 'sam@example.com' });
+    const { otpId, otpEncryptionTargetBundle } = (await init.json()) as Record<string, string>;
+    const code = /code is ([0-9A-Z]+)/.exec(await smtp.take('sam@example.com'))?.[1] as string;
+    const client = newApiKey();
+    const encryptedOtpBundle = await encryptOtpCodeToBundle(
+      code,
+      otpEncryptionTargetBundle as string,
+      client.apiPublicKey,
+      keys.signerPublicKey,
+    );
+    const v = await call('/v1/otp_verify_v2', { otpId, encryptedOtpBundle });
+    const { verificationToken } = (await v.json()) as { verificationToken: string };
+    const signToken = (priv: string) =>
+      Buffer.from(
+        p256.sign(createHash('sha256').update(verificationToken).digest(), Buffer.from(priv, 'hex'), {
+          prehash: false,
+          format: 'compact',
+        }),
+      ).toString('hex');
+    const session = newApiKey();
+    // A signature over the token by another key is refused, and writes nothing.
+    const forged = await call('/v1/otp_login', {
+      verificationToken,
+      public_key: session.apiPublicKey,
+      client_signature: signToken(newApiKey().apiPrivateKey),
+    });
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { message: string }).message).toMatch(/clientSignature\.signature/);
+    const l = await call('/v1/otp_login', {
+      verificationToken,
+      public_key: session.apiPublicKey,
+      client_signature: signToken(client.apiPrivateKey),
+    });
+    expect(l.status).toBe(200);
+    const jwt = ((await l.json()) as { session: string }).session;
+    expect(await verifySessionJwtSignature(jwt, keys.notarizerPublicKey)).toBe(true);
+  });
+
   it('rate-limits otp_init per client address with 429', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++)

@@ -100,13 +100,37 @@ async function otpVerify(c: Call, v2: boolean): Promise<Body> {
   return { verificationToken: pick(r, 'verifyOtpResult').verificationToken };
 }
 
+/**
+ * The seed's `client_signature` is a hex string: a P-256 signature (r‖s) over the verification token
+ * itself by the key the token was issued to. Current clients send the object form of 9.2. The string
+ * is turned into that object here, naming the token as the signed message; the service checks it.
+ */
+function seedClientSignature(signature: string, verificationToken: string): Body {
+  let publicKey: unknown;
+  try {
+    const payload = verificationToken.split('.')[1] ?? '';
+    publicKey = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Body).public_key;
+  } catch {
+    publicKey = undefined;
+  }
+  if (typeof publicKey !== 'string' || publicKey === '')
+    throw invalid('verificationToken', 'is not a verification token issued to a key');
+  return { publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256', message: verificationToken, signature };
+}
+
 async function otpLogin(c: Call): Promise<Body> {
-  const clientSignature = opt(c.body, 'clientSignature', 'client_signature');
+  const verificationToken = str(c.body, 'verificationToken');
+  let clientSignature = opt(c.body, 'clientSignature', 'client_signature');
+  if (typeof clientSignature === 'string')
+    clientSignature = seedClientSignature(clientSignature, verificationToken);
   if (typeof clientSignature !== 'object' || clientSignature === null)
-    throw invalid('clientSignature', 'is required: {publicKey, scheme, message, signature}');
+    throw invalid(
+      'clientSignature',
+      'is required: {publicKey, scheme, message, signature}, or the hex signature over the verification token',
+    );
   const organizationId = opt(c.body, 'organizationId');
   const r = await c.forward('otp_login', 'ACTIVITY_TYPE_OTP_LOGIN_V2', {
-    verificationToken: str(c.body, 'verificationToken'),
+    verificationToken,
     publicKey: str(c.body, 'publicKey', 'public_key'),
     clientSignature,
     expirationSeconds: c.settings.sessionExpirationSeconds,

@@ -317,6 +317,8 @@ export function checkUsageSignature(
   p: Params,
   claims: { readonly id: string; readonly public_key: string },
   expected: (message: Params) => boolean,
+  /** A message accepted as it is (the seed's login form: the verification token itself). */
+  plainMessage?: string,
 ): void {
   const field = `${P}.clientSignature`;
   if (p.clientSignature === undefined || p.clientSignature === null) throw invalid(field, 'is required');
@@ -331,6 +333,7 @@ export function checkUsageSignature(
     throw invalid(`${field}.publicKey`, 'must be the key the verification token was issued to');
   if (!verifyClientSignature({ publicKey, message, signature }))
     throw invalid(`${field}.signature`, "does not verify: not signed by the token's key over the message");
+  if (plainMessage !== undefined && message === plainMessage) return;
   let m: Params;
   try {
     m = asObject(JSON.parse(message), `${field}.message`);
@@ -355,15 +358,20 @@ const otpLogin = async (ctx: ActivityContext, p: Params): Promise<ActivityOutcom
   const invalidateExisting = optBool(p, 'invalidateExisting', P) ?? false;
   const wantedOrg = optString(p, 'organizationId', P);
   const claims = await organizationToken(ctx, token, field);
-  checkUsageSignature(p, claims, (m) => {
-    const login = m.login;
-    return (
-      m.type === 'USAGE_TYPE_LOGIN' &&
-      typeof login === 'object' &&
-      login !== null &&
-      (login as Params).publicKey === publicKey
-    );
-  });
+  checkUsageSignature(
+    p,
+    claims,
+    (m) => {
+      const login = m.login;
+      return (
+        m.type === 'USAGE_TYPE_LOGIN' &&
+        typeof login === 'object' &&
+        login !== null &&
+        (login as Params).publicKey === publicKey
+      );
+    },
+    token,
+  );
   const user = await contactUser(ctx, claims.verification_type, claims.contact, wantedOrg, field);
   const { session, write } = await openLoginSession(ctx, {
     user,
