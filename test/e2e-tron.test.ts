@@ -385,6 +385,24 @@ describe('Tron SignTransaction over gRPC, checked with tronweb 6.5.1', () => {
     checkWithTronWeb(res.signedTransaction, built, account);
   });
 
+  it('WatchActivity through countersign/client streams the completed activity with its verified result', async () => {
+    const built = await buildTrx(account);
+    const signed = unwrap(
+      await signTron({ signWith: account, tron: { unsigned: bytesOf(built.tx.raw_data_hex) } }),
+    );
+    const seen = [];
+    for await (const m of signer.watchActivity(
+      { activityId: signed.activityId },
+      { deadline: Date.now() + 60_000 },
+    ))
+      seen.push(m);
+    expect(seen.map((m) => m.state)).toEqual([ActivityState.COMPLETED]);
+    const result = seen[0]?.result;
+    if (result?.case !== 'transaction') throw new Error(`expected a transaction result, got ${result?.case}`);
+    expect(result.value.transactionHash).toBe(built.tx.txID);
+    expect(hexOf(result.value.signedTransaction)).toBe(hexOf(signed.signedTransaction));
+  });
+
   it('a repeated idempotency key returns the same activity and signs nothing new', async () => {
     const built = await buildTrc20(account);
     const req = {

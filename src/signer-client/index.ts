@@ -132,31 +132,21 @@ export function createSignerClient(address: string, options: SignerClientOptions
     const serialize = (req: MessageInitShape<DescMessage>): Buffer =>
       Buffer.from(toBinary(input, create(input, req)));
     const deserialize = (bytes: Buffer): MessageShape<DescMessage> => fromBinary(output, bytes);
+    /** What both call kinds of grpc-js take first: path, codec, request, metadata, options. */
+    const head = (req: MessageInitShape<DescMessage>, call: CallOptions | undefined) =>
+      [path, serialize, deserialize, req, metadataOf(call), grpcOptions(call)] as const;
     if (method.methodKind === 'unary') {
       methods[method.localName] = (req: MessageInitShape<DescMessage>, call?: CallOptions) =>
         new Promise((resolve, reject) => {
-          const pending = client.makeUnaryRequest(
-            path,
-            serialize,
-            deserialize,
-            req,
-            metadataOf(call),
-            grpcOptions(call),
-            (err, res) => (err ? reject(toSignerError(err)) : resolve(res)),
+          const pending = client.makeUnaryRequest(...head(req, call), (err, res) =>
+            err ? reject(toSignerError(err)) : resolve(res),
           );
           call?.signal?.addEventListener('abort', () => pending.cancel(), { once: true });
         });
     } else if (method.methodKind === 'server_streaming') {
       methods[method.localName] = (req: MessageInitShape<DescMessage>, call?: CallOptions) => ({
         async *[Symbol.asyncIterator]() {
-          const stream = client.makeServerStreamRequest(
-            path,
-            serialize,
-            deserialize,
-            req,
-            metadataOf(call),
-            grpcOptions(call),
-          );
+          const stream = client.makeServerStreamRequest(...head(req, call));
           call?.signal?.addEventListener('abort', () => stream.cancel(), { once: true });
           try {
             for await (const message of stream) yield message as MessageShape<DescMessage>;
