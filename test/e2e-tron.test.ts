@@ -22,14 +22,18 @@ import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-stat
 import type { SigningMode } from '../src/daemon/proto.js';
 import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import type { DescEnum } from '@bufbuild/protobuf';
 import {
+  ActivityState,
   createSignerClient,
-  unwrap,
-  type RpcResult,
+  SignerError,
+  SigningModeSchema,
+  TronTransactionKindSchema,
   type SignerClient,
-  type SignTransactionInput,
+  type SigningMode as GeneratedSigningMode,
   type SignTransactionResponse,
-} from './helpers/grpc-client.js';
+  type TronTransactionKind,
+} from '../src/signer-client/index.js';
 import { tronWebProto, transactionVectors } from './vectors/tron/vectors.js';
 
 /** Mainnet USDT (TRC-20). */
@@ -69,7 +73,7 @@ beforeAll(async () => {
     idempotencyDbPath: join(h.dataDir, 'daemon.db'),
     logger: pino({ level: 'silent' }),
   });
-  signer = createSignerClient({ address: daemon.address });
+  signer = createSignerClient(daemon.address);
 });
 
 afterAll(async () => {
@@ -97,14 +101,53 @@ interface TronTransactionInput {
   readonly permissionId?: number;
 }
 
-/** test/helpers/grpc-client.ts types only the `ethereum` member; the wire takes any oneof member. */
-function signTron(req: {
+/** An enum value by its name in the proto (the generated TypeScript names drop the enum's prefix). */
+function enumNumber(schema: DescEnum, name: string): number {
+  const value = schema.values.find((v) => v.name === name);
+  if (value === undefined) throw new Error(`${schema.typeName} has no value ${name}`);
+  return value.number;
+}
+
+type Result =
+  | { readonly ok: true; readonly response: SignTransactionResponse }
+  | { readonly ok: false; readonly error: SignerError };
+
+function unwrap(result: Result): SignTransactionResponse {
+  if (!result.ok) throw result.error;
+  return result.response;
+}
+
+/** SignTransaction through countersign/client, the typed client generated from the proto. */
+async function signTron(req: {
   signWith: string;
   mode?: SigningMode;
   idempotencyKey?: string;
   tron: TronTransactionInput;
-}): Promise<RpcResult<SignTransactionResponse>> {
-  return signer.signTransaction(req as unknown as SignTransactionInput);
+}): Promise<Result> {
+  const { tron, mode, ...rest } = req;
+  const { kind, ...fields } = tron;
+  try {
+    const response = await signer.signTransaction(
+      {
+        ...rest,
+        ...(mode === undefined ? {} : { mode: enumNumber(SigningModeSchema, mode) as GeneratedSigningMode }),
+        transaction: {
+          case: 'tron',
+          value: {
+            ...fields,
+            ...(kind === undefined
+              ? {}
+              : { kind: enumNumber(TronTransactionKindSchema, kind) as TronTransactionKind }),
+          },
+        },
+      },
+      { deadline: Date.now() + 60_000 },
+    );
+    return { ok: true, response };
+  } catch (e) {
+    if (e instanceof SignerError) return { ok: false, error: e };
+    throw e;
+  }
 }
 
 /** tronweb's transaction JSON (its types are loose; the fields the tests read). */
@@ -295,8 +338,8 @@ describe('Tron SignTransaction over gRPC, checked with tronweb 6.5.1', () => {
 
       const res = unwrap(await signTron({ signWith: account, mode, idempotencyKey: randomUUID(), tron }));
 
-      expect(res.state).toBe('ACTIVITY_STATE_COMPLETED');
-      expect(res.mode).toBe(mode);
+      expect(res.state).toBe(ActivityState.COMPLETED);
+      expect(SigningModeSchema.value[res.mode]?.name).toBe(mode);
       expect(res.signer).toBe(account);
       // The txID as Tron writes it: 64 lower-case hex digits, no 0x; tronweb's own.
       expect(res.transactionHash).toBe(built.tx.txID);
@@ -334,12 +377,30 @@ describe('Tron SignTransaction over gRPC, checked with tronweb 6.5.1', () => {
         tron: { unsigned: bytesOf(built.tx.raw_data_hex) },
       }),
     );
-    expect(res.mode).toBe('SIGNING_MODE_SIGN_TRANSACTION');
+    expect(SigningModeSchema.value[res.mode]?.name).toBe('SIGNING_MODE_SIGN_TRANSACTION');
     expect((await h.service.store.getActivity(org, res.activityId))?.type).toBe(
       'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
     );
     expect(res.transactionHash).toBe(built.tx.txID);
     checkWithTronWeb(res.signedTransaction, built, account);
+  });
+
+  it('WatchActivity through countersign/client streams the completed activity with its verified result', async () => {
+    const built = await buildTrx(account);
+    const signed = unwrap(
+      await signTron({ signWith: account, tron: { unsigned: bytesOf(built.tx.raw_data_hex) } }),
+    );
+    const seen = [];
+    for await (const m of signer.watchActivity(
+      { activityId: signed.activityId },
+      { deadline: Date.now() + 60_000 },
+    ))
+      seen.push(m);
+    expect(seen.map((m) => m.state)).toEqual([ActivityState.COMPLETED]);
+    const result = seen[0]?.result;
+    if (result?.case !== 'transaction') throw new Error(`expected a transaction result, got ${result?.case}`);
+    expect(result.value.transactionHash).toBe(built.tx.txID);
+    expect(hexOf(result.value.signedTransaction)).toBe(hexOf(signed.signedTransaction));
   });
 
   it('a repeated idempotency key returns the same activity and signs nothing new', async () => {
@@ -359,7 +420,7 @@ describe('Tron SignTransaction over gRPC, checked with tronweb 6.5.1', () => {
   });
 });
 
-/** Expects a refused call: status, error-code and field trailers, message, and no new activity. */
+/** Expects a refused call: status, error-code and field trailers and ErrorInfo, message, and no new activity. */
 async function expectRefused(
   req: Parameters<typeof signTron>[0],
   want: { status: grpcStatus; code: string; field: string; message: RegExp },
@@ -370,6 +431,10 @@ async function expectRefused(
   expect(result.error.code).toBe(want.status);
   expect(result.error.metadata.get(ERROR_CODE_TRAILER)).toEqual([want.code]);
   expect(result.error.metadata.get(ERROR_FIELD_TRAILER)).toEqual([want.field]);
+  // The same code and field in the google.rpc.ErrorInfo of grpc-status-details-bin.
+  expect(result.error.errorInfo?.domain).toBe('countersign');
+  expect(result.error.reason).toBe(want.code);
+  expect(result.error.field).toBe(want.field);
   expect(result.error.details).toMatch(want.message);
   expect(await activityCount()).toBe(before);
 }

@@ -96,3 +96,19 @@ describe('proto contract', () => {
     expect(r.output).toMatch(/changed name from "idempotency_key" to "request_key"/);
   });
 });
+
+describe('error codes in the proto', () => {
+  it('countersign.v1.ErrorCode declares exactly the codes of src/shared/errors.ts', async () => {
+    const { ErrorCodeSchema } = await import('../src/shared/gen/countersign/v1/errors_pb.js');
+    const { ERROR_CODES } = await import('../src/shared/errors.js');
+    const declared = ErrorCodeSchema.values.map((v) => v.name);
+    expect(declared[0]).toBe('ERROR_CODE_UNSPECIFIED');
+    // As sets: a new code goes at the end of the enum (numbers are never reused), wherever errors.ts lists it.
+    expect(
+      declared
+        .slice(1)
+        .map((n) => n.slice('ERROR_CODE_'.length))
+        .sort(),
+    ).toEqual([...ERROR_CODES].sort());
+  });
+});
