@@ -5,28 +5,20 @@
  * transaction), and asks the gate with the caller as the only approver. It never calls `run`, and
  * writes nothing: no activity, no vote, no evaluation record.
  */
-import { randomUUID } from 'node:crypto';
 import { CountersignError, invalid, missing } from '../../shared/errors.js';
 import type { ActivityDefinition } from '../activities/types.js';
 import { asObject, type Params } from '../activities/params.js';
-import { sealSecretParams } from '../activities/sealSecretParams.js';
+import { activityPrologue, type Submitter } from '../activities/prologue.js';
 import type { KeyVault } from '../keys/index.js';
 import { evaluateGate, evaluationsJson } from '../activities/policy-gate.js';
-import type { OrganizationRecord, Store, UserRecord, VoteRecord } from '../store/types.js';
+import type { OrganizationRecord, Store } from '../store/types.js';
 import { uuidv7 } from '../ids.js';
 
 /** The query's path name under `/public/v1/query/`. */
 export const EVALUATE_POLICIES_QUERY = 'evaluate_policies';
 
 /** The authenticated caller, as the handler knows it. */
-export interface DryRunCaller {
-  readonly user: UserRecord;
-  /** The organization the stamping credential belongs to (a parent's reads a sub-organization). */
-  readonly credentialOrgId: string;
-  readonly publicKey: string;
-  readonly signature: string;
-  readonly scheme: string;
-}
+export type DryRunCaller = Submitter;
 
 export interface EvaluatePoliciesQueryInput {
   readonly store: Store;
@@ -61,35 +53,21 @@ export async function evaluatePoliciesQuery(
     );
   if (activity.parameters === undefined || activity.parameters === null) throw missing('activity.parameters');
   const submitted = asObject(activity.parameters, 'activity.parameters');
-  // The same refusal the real submission would meet: the answer would be about a write it cannot make.
-  if (caller.credentialOrgId !== org.id)
-    throw new CountersignError(
-      'REQUEST_NOT_AUTHORIZED',
-      'request not authorized: a parent organization can read a sub-organization but not write to it',
-      { field: 'organizationId' },
-    );
-
-  // An id for the context and the sealing AAD only; nothing is ever recorded under it.
-  const activityId = uuidv7();
-  const ctx = { store, vault, organization: org, user: caller.user, activityId, nowMs };
-  const params =
-    def.secretParams === undefined
-      ? submitted
-      : sealSecretParams(vault, activityId, submitted, def.secretParams);
+  // The same prologue the real submission runs (the same refusal of a write into another
+  // organization); the id is for the context and the sealing AAD only: nothing is recorded under it.
+  const { ctx, params, vote } = activityPrologue({
+    store,
+    vault,
+    organization: org,
+    submitter: caller,
+    def,
+    submitted,
+    activityId: uuidv7(),
+    nowMs,
+    voteMessage: () => '',
+  });
   const factsOf = def.facts;
   const facts = factsOf === undefined ? {} : await inActivity(() => factsOf(ctx, params));
-  // The submitter's implicit approval, as execute() casts it; it exists only for this evaluation.
-  const vote: VoteRecord = {
-    id: randomUUID(),
-    activityId,
-    userId: caller.user.id,
-    selection: 'VOTE_SELECTION_APPROVED',
-    message: '',
-    publicKey: caller.publicKey,
-    signature: caller.signature,
-    scheme: caller.scheme,
-    createdAtMs: nowMs,
-  };
   const decision = await evaluateGate({
     store,
     organization: org,

@@ -19,7 +19,7 @@ import type {
 import type { ActivityDefinition } from '../activities/types.js';
 import { isUuid, type Params } from '../activities/params.js';
 import { ACTIVITIES } from '../activities/registry.js';
-import { sealSecretParams } from '../activities/sealSecretParams.js';
+import { activityPrologue } from '../activities/prologue.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
 import { activityResponse, userJson } from './envelope.js';
@@ -415,37 +415,25 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const timestampMs = checkFreshness(body);
     const submitted = parametersOf(body);
     const wantsProofs = appProofsRequested(body);
-    if (caller.credentialOrgId !== org.id)
-      throw new CountersignError(
-        'REQUEST_NOT_AUTHORIZED',
-        'request not authorized: a parent organization can read a sub-organization but not write to it',
-        { field: 'organizationId' },
-      );
     const activityId = takeover?.id ?? uuidv7();
     const nowMs = now();
-    const ctx = { store, vault, organization: org, user: caller.user, activityId, nowMs };
     // Secrets are sealed before anything is recorded; the vote then keeps the body with the sealed
     // tokens in place of the secrets (so its stamp no longer verifies over it; the fingerprint still
     // names the original body).
-    const params =
-      def.secretParams === undefined
-        ? submitted
-        : sealSecretParams(vault, activityId, submitted, def.secretParams);
-    const message =
-      def.secretParams === undefined
-        ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
-        : JSON.stringify({ ...body, parameters: params });
-    const vote: VoteRecord = {
-      id: randomUUID(),
+    const { ctx, params, vote } = activityPrologue({
+      store,
+      vault,
+      organization: org,
+      submitter: caller,
+      def,
+      submitted,
       activityId,
-      userId: caller.user.id,
-      selection: 'VOTE_SELECTION_APPROVED',
-      message,
-      publicKey: caller.publicKey,
-      signature: caller.signature,
-      scheme: caller.scheme,
-      createdAtMs: nowMs,
-    };
+      nowMs,
+      voteMessage: (sealed: Params) =>
+        def.secretParams === undefined
+          ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
+          : JSON.stringify({ ...body, parameters: sealed }),
+    });
     // A taken-over reservation is given up (removed) when it cannot run after all.
     const abandon = async (): Promise<void> => {
       await store.write(async (tx) => await tx.abandonActivity(activityId, replicaId));
