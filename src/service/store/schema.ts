@@ -494,11 +494,16 @@ CREATE INDEX otps_contact ON otps(organization_id, contact, expires_at_ms);
   },
   // --- end auth proxy ---
   // --- replicas --- leases and claims that let several replicas share one database (issue 11).
+  // A voter counts once per activity: a second vote an older version kept is dropped (the earliest
+  // stays; it never counted twice, approvers are users).
   {
     version: 13,
     sql: `
 ALTER TABLE activities ADD COLUMN lease_owner TEXT;
 ALTER TABLE activities ADD COLUMN lease_expires_at_ms INTEGER;
+DELETE FROM votes WHERE id IN (SELECT v.id FROM votes v JOIN votes w
+  ON w.activity_id = v.activity_id AND w.user_id = v.user_id
+  AND (w.created_at_ms < v.created_at_ms OR (w.created_at_ms = v.created_at_ms AND w.id < v.id)));
 CREATE UNIQUE INDEX votes_one_per_voter ON votes(activity_id, user_id);
 ALTER TABLE send_transactions ADD COLUMN claimed_by TEXT;
 ALTER TABLE send_transactions ADD COLUMN claim_expires_at_ms INTEGER NOT NULL DEFAULT 0;
