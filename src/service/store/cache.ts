@@ -26,6 +26,16 @@ const UNCACHED_WRITES: ReadonlySet<string> = new Set([
   'insertVote',
   'updateActivity',
   'insertPolicyEvaluation',
+  // reservations and leases of several replicas (activity and send rows only)
+  'reserveActivity',
+  'leaseActivity',
+  'releaseActivityLease',
+  'lockActivity',
+  'abandonActivity',
+  'expireActivityLeases',
+  'claimPendingSendTransactions',
+  'claimSendTransaction',
+  'releaseSendClaims',
   // sends and nonces
   'allocateNonce',
   'nextNonce',
