@@ -94,6 +94,22 @@ describe('auth proxy: config id and origins', () => {
     expect(bad.headers.get('access-control-allow-origin')).toBeNull();
     expect(smtp.mails.find((m) => m.to === 'x@example.com')).toBeUndefined();
   });
+
+  it('`*` allows every origin; back on the list, an unlisted origin is refused again', async () => {
+    const star = await submit('update_auth_proxy_config', 'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG', {
+      allowedOrigins: ['*'],
+    });
+    expect(star.status).toBe(200);
+    const any = await call('/v1/wallet_kit_config', {}, { origin: 'https://anything.example.org' });
+    expect(any.status).toBe(200);
+    expect(any.headers.get('access-control-allow-origin')).toBe('*');
+    const back = await submit('update_auth_proxy_config', 'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG', {
+      allowedOrigins: ['https://app.example.com'],
+    });
+    expect(back.status).toBe(200);
+    const refused = await call('/v1/wallet_kit_config', {}, { origin: 'https://anything.example.org' });
+    expect(refused.status).toBe(403);
+  });
 });
 
 describe('auth proxy: email OTP through the proxy', () => {
