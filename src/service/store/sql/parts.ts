@@ -1,5 +1,9 @@
 import { inJsonList, str, num, bytes, b, type Conn, type Row } from '../conn.js';
 import {
+  activityValues,
+  ACTIVITY_INSERT_COLUMNS,
+  INSERT_VOTE_SQL,
+  voteValues,
   toOrg,
   toUser,
   toApiKey,
@@ -65,12 +69,9 @@ export function storeParts(db: Conn): {
       'INSERT INTO private_key_addresses (private_key_id, organization_id, format, address, address_lc, position) VALUES (?,?,?,?,?,?)',
     ),
     insActivity: q(
-      `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent_key, intent_json, result_key, result_json, failure_json, timestamp_ms, created_at_ms, updated_at_ms, app_proofs_json)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      `INSERT INTO activities (${ACTIVITY_INSERT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ),
-    insVote: q(
-      'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)',
-    ),
+    insVote: q(INSERT_VOTE_SQL),
     // app_proofs_json is kept unless the update brings proofs; a move ends any lease on the row.
     updActivity: q(
       `UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json),
@@ -171,17 +172,7 @@ export function storeParts(db: Conn): {
   });
 
   const insertVote = async (v: VoteRecord): Promise<void> => {
-    await s.insVote.run(
-      v.id,
-      v.activityId,
-      v.userId,
-      v.selection,
-      v.message,
-      v.publicKey,
-      v.signature,
-      v.scheme,
-      v.createdAtMs,
-    );
+    await s.insVote.run(...voteValues(v));
   };
 
   const users = usersParts(db); // --- users ---
@@ -349,22 +340,7 @@ export function storeParts(db: Conn): {
       );
     },
     insertActivity: async (r, votes) => {
-      await s.insActivity.run(
-        r.id,
-        r.organizationId,
-        r.type,
-        r.status,
-        r.fingerprint,
-        r.intentKey,
-        r.intentJson,
-        r.resultKey,
-        r.resultJson,
-        r.failureJson,
-        r.timestampMs,
-        r.createdAtMs,
-        r.updatedAtMs,
-        r.appProofsJson ?? null,
-      );
+      await s.insActivity.run(...activityValues(r));
       for (const v of votes) await insertVote(v);
     },
     walletNameTaken: async (org, name) => (await s.walletName.get(org, name)) !== undefined,

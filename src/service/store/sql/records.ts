@@ -25,7 +25,47 @@ import {
   type WebhookEventType,
 } from '../types.js';
 
-/** Rows to records, shared by the store modules. */
+/** Records to rows and back, shared by the store modules. */
+
+/** The columns an activity is inserted with, in this order (activityValues gives the values). */
+export const ACTIVITY_INSERT_COLUMNS =
+  'id, organization_id, type, status, fingerprint, intent_key, intent_json, result_key, result_json, failure_json, timestamp_ms, created_at_ms, updated_at_ms, app_proofs_json';
+
+export function activityValues(r: ActivityRecord): unknown[] {
+  return [
+    r.id,
+    r.organizationId,
+    r.type,
+    r.status,
+    r.fingerprint,
+    r.intentKey,
+    r.intentJson,
+    r.resultKey,
+    r.resultJson,
+    r.failureJson,
+    r.timestampMs,
+    r.createdAtMs,
+    r.updatedAtMs,
+    r.appProofsJson ?? null,
+  ];
+}
+
+export const INSERT_VOTE_SQL =
+  'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)';
+
+export function voteValues(v: VoteRecord): unknown[] {
+  return [
+    v.id,
+    v.activityId,
+    v.userId,
+    v.selection,
+    v.message,
+    v.publicKey,
+    v.signature,
+    v.scheme,
+    v.createdAtMs,
+  ];
+}
 export function toOrg(r: Row): OrganizationRecord {
   return {
     id: str(r.id),

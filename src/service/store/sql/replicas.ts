@@ -1,5 +1,12 @@
 import { inJsonList, nnum, nstr, type Conn, type Row } from '../conn.js';
-import { toActivity, toSend } from './records.js';
+import {
+  activityValues,
+  ACTIVITY_INSERT_COLUMNS,
+  INSERT_VOTE_SQL,
+  toActivity,
+  toSend,
+  voteValues,
+} from './records.js';
 import type { ActivityLease, Store, StoreTx } from '../types.js';
 
 // --- replicas ---
@@ -25,12 +32,10 @@ export function replicaParts(db: Conn): {
   const pg = db.dialect === 'postgres';
   const s = {
     reserve: p(
-      `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent_key, intent_json, result_key, result_json, failure_json, timestamp_ms, created_at_ms, updated_at_ms, app_proofs_json, lease_owner, lease_expires_at_ms)
+      `INSERT INTO activities (${ACTIVITY_INSERT_COLUMNS}, lease_owner, lease_expires_at_ms)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (fingerprint) DO NOTHING`,
     ),
-    insVote: p(
-      'INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at_ms) VALUES (?,?,?,?,?,?,?,?,?)',
-    ),
+    insVote: p(INSERT_VOTE_SQL),
     lease: p(
       `UPDATE activities SET lease_owner = ?, lease_expires_at_ms = ?
        WHERE id = ? AND status = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at_ms <= ?)`,
@@ -81,40 +86,9 @@ export function replicaParts(db: Conn): {
   return {
     tx: {
       reserveActivity: async (r, votes, owner, leaseUntilMs) => {
-        const inserted =
-          (
-            await s.reserve.run(
-              r.id,
-              r.organizationId,
-              r.type,
-              r.status,
-              r.fingerprint,
-              r.intentKey,
-              r.intentJson,
-              r.resultKey,
-              r.resultJson,
-              r.failureJson,
-              r.timestampMs,
-              r.createdAtMs,
-              r.updatedAtMs,
-              r.appProofsJson ?? null,
-              owner,
-              leaseUntilMs,
-            )
-          ).changes === 1;
+        const inserted = (await s.reserve.run(...activityValues(r), owner, leaseUntilMs)).changes === 1;
         if (!inserted) return false;
-        for (const v of votes)
-          await s.insVote.run(
-            v.id,
-            v.activityId,
-            v.userId,
-            v.selection,
-            v.message,
-            v.publicKey,
-            v.signature,
-            v.scheme,
-            v.createdAtMs,
-          );
+        for (const v of votes) await s.insVote.run(...voteValues(v));
         return true;
       },
       leaseActivity: async (id, status, owner, nowMs, leaseUntilMs) =>
