@@ -112,36 +112,40 @@ describe('auth proxy: config id and origins', () => {
   });
 });
 
+/**
+ * A sub-organization user with `email`, then otp_init_v2 → the mailed code → otp_verify_v2 through
+ * the proxy: the verification token and the client key it was issued to.
+ */
+async function verifiedContact(
+  userName: string,
+  email: string,
+): Promise<{ verificationToken: string; client: ReturnType<typeof newApiKey> }> {
+  const sub = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', {
+    subOrganizationName: `${userName}'s organization`,
+    rootUsers: [{ userName, userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [] }],
+    rootQuorumThreshold: 1,
+  });
+  expect(sub.status).toBe(200);
+  const init = await call('/v1/otp_init_v2', { otpType: 'OTP_TYPE_EMAIL', contact: email });
+  expect(init.status).toBe(200);
+  const { otpId, otpEncryptionTargetBundle } = (await init.json()) as Record<string, string>;
+  const code = /code is ([0-9A-Z]+)/.exec(await smtp.take(email))?.[1] as string;
+  const client = newApiKey();
+  const encryptedOtpBundle = await encryptOtpCodeToBundle(
+    code,
+    otpEncryptionTargetBundle as string,
+    client.apiPublicKey,
+    keys.signerPublicKey,
+  );
+  const v = await call('/v1/otp_verify_v2', { otpId, encryptedOtpBundle });
+  expect(v.status).toBe(200);
+  const { verificationToken } = (await v.json()) as { verificationToken: string };
+  return { verificationToken, client };
+}
+
 describe('auth proxy: email OTP through the proxy', () => {
   it('otp_init_v2 → mail → otp_verify_v2 → otp_login_v2 gives a session for the sub-organization user', async () => {
-    const sub = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', {
-      subOrganizationName: 'proxy user',
-      rootUsers: [
-        {
-          userName: 'erin',
-          userEmail: 'erin@example.com',
-          apiKeys: [],
-          authenticators: [],
-          oauthProviders: [],
-        },
-      ],
-      rootQuorumThreshold: 1,
-    });
-    expect(sub.status).toBe(200);
-    const init = await call('/v1/otp_init_v2', { otpType: 'OTP_TYPE_EMAIL', contact: 'erin@example.com' });
-    expect(init.status).toBe(200);
-    const { otpId, otpEncryptionTargetBundle } = (await init.json()) as Record<string, string>;
-    const code = /code is ([0-9A-Z]+)/.exec(await smtp.take('erin@example.com'))?.[1] as string;
-    const client = newApiKey();
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(
-      code,
-      otpEncryptionTargetBundle as string,
-      client.apiPublicKey,
-      keys.signerPublicKey,
-    );
-    const v = await call('/v1/otp_verify_v2', { otpId, encryptedOtpBundle });
-    expect(v.status).toBe(200);
-    const { verificationToken } = (await v.json()) as { verificationToken: string };
+    const { verificationToken, client } = await verifiedContact('erin', 'erin@example.com');
     const tokenId = JSON.parse(
       Buffer.from(verificationToken.split('.')[1] as string, 'base64url').toString(),
     ).id;
@@ -175,32 +179,7 @@ describe('auth proxy: email OTP through the proxy', () => {
   });
 
   it("accepts the seed's spelling: /v1/otp_login with public_key and client_signature as a hex signature over the token", async () => {
-    const sub = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', {
-      subOrganizationName: 'seed spelling user',
-      rootUsers: [
-        {
-          userName: 'sam',
-          userEmail: 'sam@example.com',
-          apiKeys: [],
-          authenticators: [],
-          oauthProviders: [],
-        },
-      ],
-      rootQuorumThreshold: 1,
-    });
-    expect(sub.status).toBe(200);
-    const init = await call('/v1/otp_init_v2', { otpType: 'OTP_TYPE_EMAIL', contact: 'sam@example.com' });
-    const { otpId, otpEncryptionTargetBundle } = (await init.json()) as Record<string, string>;
-    const code = /code is ([0-9A-Z]+)/.exec(await smtp.take('sam@example.com'))?.[1] as string;
-    const client = newApiKey();
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(
-      code,
-      otpEncryptionTargetBundle as string,
-      client.apiPublicKey,
-      keys.signerPublicKey,
-    );
-    const v = await call('/v1/otp_verify_v2', { otpId, encryptedOtpBundle });
-    const { verificationToken } = (await v.json()) as { verificationToken: string };
+    const { verificationToken, client } = await verifiedContact('sam', 'sam@example.com');
     const signToken = (priv: string) =>
       Buffer.from(
         p256.sign(createHash('sha256').update(verificationToken).digest(), Buffer.from(priv, 'hex'), {
