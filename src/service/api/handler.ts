@@ -9,6 +9,7 @@ import { CountersignError, isCountersignError, toRpcStatus, invalid, missing } f
 import type { RequestHandler, TransportRequest, TransportResponse } from '../../shared/request-handler.js';
 import type { KeyVault } from '../keys/index.js';
 import type {
+  ActivityLease,
   ActivityRecord,
   ApiKeyRecord,
   OrganizationRecord,
@@ -300,12 +301,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     } else caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
     // --- end auth proxy ---
     const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-    const existing = await store.getActivityByFingerprint(fingerprint);
-    if (existing !== undefined && existing.status !== RESERVED) return respondWith(existing);
+    const known = await store.getActivityLease(fingerprint);
+    if (known !== undefined && known.activity.status !== RESERVED) return respondWith(known.activity);
     // A fast path only: the database's reservation is what keeps a body from being signed twice.
     const running = inFlight.get(fingerprint);
     if (running !== undefined) return running;
-    const p = execute(def, body, raw, org, caller, fingerprint);
+    const p = execute(def, body, raw, org, caller, fingerprint, known);
     inFlight.set(fingerprint, p);
     try {
       return await p;
@@ -372,10 +373,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     org: OrganizationRecord,
     caller: Caller,
     fingerprint: string,
+    /** What submit() just read of the fingerprint: the first round does not read it again. */
+    known: ActivityLease | undefined,
   ): Promise<TransportResponse> {
     let pause = 5;
-    for (;;) {
-      const lease = await store.getActivityLease(fingerprint);
+    for (let round = 0; ; round++) {
+      const lease = round === 0 ? known : await store.getActivityLease(fingerprint);
       if (lease === undefined) {
         const answer = await attempt(def, body, raw, org, caller, fingerprint, undefined);
         if (answer !== undefined) return answer;
