@@ -104,7 +104,13 @@ function serviceFamilies() {
     }),
     commitSeconds: new Histogram({
       name: 'countersign_store_commit_duration_seconds',
-      help: 'Time of the COMMIT alone: the durable write (fsync of the WAL).',
+      help: 'Time of the COMMIT alone (SQLite: writing the WAL; PostgreSQL: the durable commit).',
+      buckets: SECONDS,
+      registers,
+    }),
+    fsyncSeconds: new Histogram({
+      name: 'countersign_store_fsync_duration_seconds',
+      help: "SQLite: one fdatasync of the WAL, run off the service's thread; it covers every commit made before it began.",
       buckets: SECONDS,
       registers,
     }),
@@ -161,11 +167,16 @@ export function observeGrpcCall(method: string, request: unknown, started: bigin
   else if (code === 'SIGNATURE_VERIFICATION_FAILED') m.verifications.inc({ chain, result: 'failed' });
 }
 
-/** One committed store transaction: BEGIN to COMMIT, and the COMMIT (the fsync) alone. */
+/** One committed store transaction: BEGIN to COMMIT, and the COMMIT alone. */
 export function observeStoreWrite(began: bigint, committing: bigint): void {
   const m = serviceMetrics();
   m.storeSeconds.observe(secondsSince(began));
   m.commitSeconds.observe(secondsSince(committing));
+}
+
+/** One fdatasync of SQLite's WAL (every commit before it began is durable when it returns). */
+export function observeStoreSync(began: bigint): void {
+  serviceMetrics().fsyncSeconds.observe(secondsSince(began));
 }
 
 /** The send tracker's backlog as one round saw it. */

@@ -232,8 +232,11 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return ts;
   }
 
+  /** The answer for an activity read from the store (another request's), once it is durable. */
   async function respondWith(a: ActivityRecord): Promise<TransportResponse> {
-    return json(200, activityResponse(a, await votesWithUsers(store, a.id)));
+    const answer = json(200, activityResponse(a, await votesWithUsers(store, a.id)));
+    await store.synced();
+    return answer;
   }
 
   /** The answer to an activity just recorded, from what was written (its one vote), not re-read. */
@@ -441,6 +444,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const abandon = async (): Promise<void> => {
       await store.write(async (tx) => await tx.abandonActivity(activityId, replicaId));
     };
+    let queued = 0; // --- webhooks --- deliveries the activity's event queued (none: nothing to wake)
     // Facts first: they also refuse what cannot be described (unknown signWith, malformed tx).
     let decision: Awaited<ReturnType<typeof evaluateGate>>;
     try {
@@ -507,11 +511,11 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
             if (!(await tx.reserveActivity(record, [vote], null, 0))) return false;
             await tx.insertPolicyEvaluation(evaluation);
           }
-          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+          queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
           return true;
         });
         if (!recorded) return undefined;
-        webhookContextOf(store).wake(); // --- webhooks ---
+        if (queued > 0) webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
         return respondWritten(record, vote, caller.user, { intent: params, result: undefined });
       }
@@ -530,12 +534,18 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         resultJson: null,
         appProofsJson: null,
       };
-      const reserved = await store.write(async (tx) => {
-        const t = Date.now();
-        if (!(await tx.reserveActivity(reservation, [vote], replicaId, t + leaseMs))) return false;
-        await tx.insertPolicyEvaluation(evaluation);
-        return true;
-      });
+      // Committed (visible to every connection and replica) before signing, but not waited on to
+      // reach the disk: nobody is answered from it until the completion below, a durable write
+      // that makes it durable too. A power loss before then loses both, and nothing was answered.
+      const reserved = await store.write(
+        async (tx) => {
+          const t = Date.now();
+          if (!(await tx.reserveActivity(reservation, [vote], replicaId, t + leaseMs))) return false;
+          await tx.insertPolicyEvaluation(evaluation);
+          return true;
+        },
+        { durable: false },
+      );
       if (!reserved) return undefined;
     }
     let outcome: Awaited<ReturnType<ActivityDefinition['run']>>;
@@ -579,7 +589,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
             updatedAtMs: nowMs,
             ...(appProofs === null ? {} : { appProofsJson: appProofs }),
           });
-          await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+          queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
           return true;
         }),
       );
@@ -592,7 +602,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       logger.warn({ activityId, type: def.type }, 'reservation lost before completion');
       return undefined;
     }
-    webhookContextOf(store).wake(); // --- webhooks ---
+    if (queued > 0) webhookContextOf(store).wake(); // --- webhooks ---
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
@@ -693,7 +703,10 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     if (req.path.startsWith(QUERY_PREFIX)) {
       const name = req.path.slice(QUERY_PREFIX.length);
       if (!servesQuery(name)) throw unservedRoute(req.path);
-      return query(name, req.body, parseStamp(req.headers));
+      const answer = await query(name, req.body, parseStamp(req.headers));
+      // A query answers from what it read: nothing it reports may still be undone by a power loss.
+      await store.synced();
+      return answer;
     }
     throw new CountersignError('ROUTE_NOT_FOUND', `no route for ${req.path}`);
   }

@@ -86,6 +86,18 @@ describe('the store read cache', () => {
     expect(reads.get('getOrganization')).toBe(2);
   });
 
+  it("keeps an authenticated read's empty list, but not an empty answer to a key the caller chose", async () => {
+    const { store, reads } = counting(base);
+    const cache = cachedStore(store);
+    const user = randomUUID();
+    expect(await cache.listUserTagIds(user)).toEqual([]);
+    expect(await cache.listUserTagIds(user)).toEqual([]);
+    expect(reads.get('listUserTagIds')).toBe(1);
+    expect(await cache.findApiKeys('02ab', [org])).toEqual([]);
+    expect(await cache.findApiKeys('02ab', [org])).toEqual([]);
+    expect(reads.get('findApiKeys')).toBe(2);
+  });
+
   it('shows a change written through it as soon as the write resolves', async () => {
     const cache = cachedStore(base);
     expect((await cache.listPolicies(org)).length).toBe(1);

@@ -14,7 +14,7 @@
  *   PostgreSQL store answers from the database until it has a version row bumped in the
  *   transaction of every change (the hook is `externalVersion`).
  */
-import type { Store, StoreTx } from './types.js';
+import type { Store, StoreTx, WriteOptions } from './types.js';
 
 /**
  * StoreTx methods that change nothing a cached read returns. Everything else (including methods
@@ -89,8 +89,17 @@ const CACHED_READS = [
 /** Entries per read before that read's map is emptied (a bound on memory, not a tuning knob). */
 const MAX_ENTRIES = 10_000;
 
-/** Whether an answer is worth keeping: misses are not (an unknown key must not fill memory). */
-const worthKeeping = (v: unknown): boolean => v !== undefined && !(Array.isArray(v) && v.length === 0);
+/**
+ * The reads a caller reaches before it is authenticated, with keys it chose (a public key, a
+ * credential id): their misses are not kept, so unknown keys cannot fill memory. The other reads
+ * are keyed by ids of authenticated callers' own records, and an empty answer (a user without
+ * tags, an organization without policies) is kept like any other.
+ */
+const UNAUTHENTICATED_READS: ReadonlySet<string> = new Set(['findApiKeys', 'findAuthenticators']);
+
+/** Whether an answer is worth keeping: misses are not, nor empty lists of unauthenticated reads. */
+const worthKeeping = (name: string, v: unknown): boolean =>
+  v !== undefined && !(Array.isArray(v) && v.length === 0 && UNAUTHENTICATED_READS.has(name));
 
 /**
  * One answer is shared by every request that reads it, so it is frozen (the record and, for a
@@ -148,7 +157,7 @@ export function cachedStore(store: Store): Store {
         map.set(key, p);
         p.then(
           (v) => {
-            if (generation !== startedAt || !worthKeeping(v)) {
+            if (generation !== startedAt || !worthKeeping(name, v)) {
               if (map.get(key) === p) map.delete(key);
             }
           },
@@ -161,7 +170,7 @@ export function cachedStore(store: Store): Store {
     };
   }
 
-  cached.write = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> => {
+  cached.write = <T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T> => {
     let dirty = false;
     const settle = (): void => {
       if (!dirty) return;
@@ -181,7 +190,7 @@ export function cachedStore(store: Store): Store {
         },
       });
       return fn(watched);
-    });
+    }, options);
     return p.then(
       (v) => {
         settle();

@@ -11,7 +11,7 @@ import { CountersignError } from '../../shared/errors.js';
 import type { Conn, Row, Stmt } from './conn.js';
 import { MIGRATIONS } from './schema.js';
 import { storeParts } from './sql/parts.js';
-import type { Store, StoreTx } from './types.js';
+import type { Store, StoreTx, WriteOptions } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -144,12 +144,16 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const store: Store = {
     ...read,
     engine: 'postgres',
-    async write<T>(fn: (t: StoreTx) => Promise<T>): Promise<T> {
+    async write<T>(fn: (t: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T> {
       if (closed) throw new Error('store is closed');
+      // A write that need not be durable at once (a reservation that a durable write completes
+      // before anyone is answered) commits without waiting for its WAL flush: it is visible to
+      // every replica at once, and the durable commit that follows flushes the WAL past it.
+      const begin = options?.durable === false ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN';
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         try {
-          await client.query('BEGIN');
+          await client.query(begin);
           const value = await current.run(client, () => fn(tx));
           await client.query('COMMIT');
           return value;
@@ -163,6 +167,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         }
       }
     },
+    // A commit returns once it is durable (synchronous_commit is on unless a write asked
+    // otherwise), and a reservation's row is only ever answered after its durable completion.
+    synced: () => Promise.resolve(),
     exclusive: async <T>(fn: () => Promise<T>): Promise<T> => {
       const client = await pool.connect();
       try {

@@ -1,23 +1,49 @@
 /**
- * The embedded store: SQLite through better-sqlite3, WAL with synchronous=FULL, so a write whose
- * promise resolved survives `kill -9` and power loss. Writes are group-committed: every write
- * queued during one turn of the event loop runs in a single transaction (each in its own
- * savepoint, so one failing write does not undo the others) and one fsync covers them all.
+ * The embedded store: SQLite through better-sqlite3 in WAL mode; a write whose promise resolved
+ * survives `kill -9` and power loss. Writes are group-committed: every write queued during one
+ * turn of the event loop runs in a single transaction (each in its own savepoint, so one failing
+ * write does not undo the others).
+ *
+ * The fsync does not run on this thread. The writer commits with synchronous=NORMAL (the commit
+ * reaches the WAL file, in the page cache: it survives `kill -9` but not yet a power loss), and
+ * the WAL file is then fdatasync'ed on libuv's thread pool; a write's promise resolves when an
+ * fdatasync that began after its commit has returned. That is synchronous=FULL's guarantee, paid
+ * off the JavaScript thread, and one fdatasync covers every commit made while the previous one ran.
+ * It holds because SQLite in WAL mode with synchronous=NORMAL syncs the WAL before every
+ * checkpoint and the database file after it, so a commit is always either in the WAL file (which
+ * the fdatasync covers) or already checkpointed into a synced database file.
  */
+import { fdatasync, openSync, closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { MIGRATIONS } from './schema.js';
-import { observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
+import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import { sqliteConn } from './conn.js';
-import type { Store, StoreTx } from './types.js';
+import type { Store, StoreTx, WriteOptions } from './types.js';
 import { storeParts } from './sql/parts.js';
 
 interface QueuedWrite {
   fn: (tx: StoreTx) => Promise<unknown>;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
+  /** Resolve only once the commit is on disk (false: once it is committed). */
+  durable: boolean;
+}
+
+type Waiter = { resolve: () => void; reject: (e: unknown) => void };
+
+/** The WAL's fdatasync in flight and the commits waiting for one. */
+interface SyncState {
+  /** The waiters the running fdatasync covers, or undefined when none runs. */
+  inFlight: Waiter[] | undefined;
+  /** Waiters for the next fdatasync (their commits came after the running one began). */
+  next: Waiter[];
+  /** Commits made since the last fdatasync began (0: every commit is durable or being synced). */
+  unsynced: number;
+  /** An fdatasync failed: the WAL's state on disk is unknown, so no write is acknowledged again. */
+  failed: unknown;
 }
 
 /**
@@ -51,11 +77,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   if (path !== ':memory:') ensurePrivateDatabaseFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss too.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  // From here the WAL is synced by fdatasync below, after each commit (see the head of the file).
+  // An in-memory database has no file to sync and keeps FULL (which is a no-op there).
+  const walFd = path === ':memory:' ? undefined : openSync(`${path}-wal`, 'r');
+  if (walFd !== undefined) db.pragma('synchronous = NORMAL');
   let checkpointer: Worker | undefined;
   if (options.backgroundCheckpoint ?? true) {
     db.pragma('wal_autocheckpoint = 0');
@@ -93,6 +122,42 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
   // closures), COMMIT with one fsync for all of them, then the writers' promises settle. A batch of
   // one write needs no savepoint: if it fails, the whole transaction rolls back.
+  const sync: SyncState = { inFlight: undefined, next: [], unsynced: 0, failed: undefined };
+  /** Starts an fdatasync for the commits made so far, unless one is running (it starts after). */
+  const pump = (): void => {
+    if (sync.inFlight !== undefined || sync.next.length === 0 || walFd === undefined) return;
+    const covered = sync.next;
+    sync.inFlight = covered;
+    sync.next = [];
+    sync.unsynced = 0;
+    const began = process.hrtime.bigint(); // --- operability ---
+    fdatasync(walFd, (err) => {
+      sync.inFlight = undefined;
+      observeStoreSync(began); // --- operability ---
+      if (err !== null) sync.failed ??= err;
+      for (const w of covered) {
+        if (sync.failed === undefined) w.resolve();
+        else w.reject(sync.failed);
+      }
+      pump();
+    });
+  };
+  /** Resolves once everything committed before the call is on disk. */
+  const durable = (): Promise<void> => {
+    if (sync.failed !== undefined) return Promise.reject(sync.failed);
+    if (walFd === undefined) return Promise.resolve();
+    if (sync.unsynced === 0) {
+      // Every commit so far is covered by the fdatasync running now, or is already on disk.
+      const running = sync.inFlight;
+      if (running === undefined) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => running.push({ resolve, reject }));
+    }
+    return new Promise<void>((resolve, reject) => {
+      sync.next.push({ resolve, reject });
+      pump();
+    });
+  };
+
   const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const began = process.hrtime.bigint(); // --- operability ---
@@ -114,18 +179,38 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         }
       }
       const committing = process.hrtime.bigint(); // --- operability ---
-      if (db.inTransaction) commit.run();
+      if (db.inTransaction) {
+        commit.run();
+        sync.unsynced++;
+      }
       observeStoreWrite(began, committing); // --- operability ---
     } catch (e) {
       if (db.inTransaction) rollback.run();
       for (const w of batch) w.reject(e);
       return;
     }
-    batch.forEach((w, i) => {
+    const settle = (w: QueuedWrite, i: number): void => {
       const o = outcomes[i] as { ok: boolean; value: unknown };
       if (o.ok) w.resolve(o.value);
       else w.reject(o.value);
+    };
+    // Writes that asked only for the commit (and failed writes, which changed nothing) settle now;
+    // the others when the WAL is on disk. The next batch does not wait for the fdatasync.
+    const later: number[] = [];
+    batch.forEach((w, i) => {
+      if (w.durable && (outcomes[i] as { ok: boolean }).ok) later.push(i);
+      else settle(w, i);
     });
+    if (later.length > 0) {
+      durable().then(
+        () => {
+          for (const i of later) settle(batch[i] as QueuedWrite, i);
+        },
+        (e: unknown) => {
+          for (const i of later) (batch[i] as QueuedWrite).reject(e);
+        },
+      );
+    }
   };
 
   const flush = (): void => {
@@ -155,20 +240,28 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       );
       return run;
     },
-    write<T>(fn: (t: StoreTx) => Promise<T>): Promise<T> {
+    write<T>(fn: (t: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T> {
       if (closed) return Promise.reject(new Error('store is closed'));
+      if (sync.failed !== undefined) return Promise.reject(sync.failed);
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({
+          fn,
+          resolve: resolve as (v: unknown) => void,
+          reject,
+          durable: options?.durable ?? true,
+        });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);
         }
       });
     },
+    synced: durable,
     close: async () => {
       closed = true;
       flush();
       await running;
+      await durable().catch(() => undefined);
       if (checkpointer !== undefined) {
         const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
         // Unref'd while running so it never keeps a process alive; held while we wait for it.
@@ -178,6 +271,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       }
       readDb.close();
       db.pragma('wal_checkpoint(TRUNCATE)');
+      if (walFd !== undefined) closeSync(walFd);
       db.close();
     },
   };

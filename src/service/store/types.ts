@@ -260,9 +260,26 @@ export interface ActivityFilter {
   readonly types?: readonly string[] | undefined;
 }
 
+export interface WriteOptions {
+  /** Default true: resolve only once the commit is on disk. */
+  readonly durable?: boolean;
+}
+
 export interface Store {
-  /** Runs `fn` in a transaction that is durable when the promise resolves. */
-  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a transaction that is durable when the promise resolves. With `durable: false`
+   * the promise resolves once the transaction is committed and visible to every connection, before
+   * it is known to be on disk; a later durable write makes it durable too (the log is ordered).
+   * Only for a record nobody is answered from until a durable write follows it (the reservation
+   * an activity takes before signing, completed by a durable write before the answer).
+   */
+  write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Resolves once every transaction committed so far is durable. A request that answers from
+   * what it read (not from a durable write of its own) waits for this first, so it never reports
+   * a commit that a power loss could still undo. Immediate when nothing is pending.
+   */
+  synced(): Promise<void>;
   /**
    * Runs `fn` while holding the deployment-wide lock (PostgreSQL: an advisory lock, so replicas
    * starting at once on an empty database initialize it once; SQLite: one process, in turn).

@@ -37,7 +37,7 @@ import { replicaParts } from './replicas.js'; // --- replicas ---
 /** Every store module's transaction and read methods over one connection. */
 export function storeParts(db: Conn): {
   tx: StoreTx;
-  read: Omit<Store, 'write' | 'close' | 'exclusive' | 'engine'>;
+  read: Omit<Store, 'write' | 'synced' | 'close' | 'exclusive' | 'engine'>;
 } {
   const q = (sql: string) => db.prepare(sql);
 
@@ -365,7 +365,7 @@ export function storeParts(db: Conn): {
     },
   };
 
-  const read: Omit<Store, 'write' | 'close' | 'exclusive' | 'engine'> = {
+  const read: Omit<Store, 'write' | 'synced' | 'close' | 'exclusive' | 'engine'> = {
     ...replicas.read, // --- replicas ---
     ...webhooks.read, // --- webhooks ---
     ...authProxy.read, // --- auth proxy ---

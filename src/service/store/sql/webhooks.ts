@@ -76,6 +76,13 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     feature: p(
       "SELECT value FROM organization_features WHERE organization_id = ? AND name = 'FEATURE_NAME_WEBHOOK'",
     ),
+    // Whether any organization could receive an activity event at all: one indexed probe, so a
+    // deployment without webhooks pays one statement per activity, not four.
+    anyActivityTarget: p(
+      `SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM webhook_subscriptions
+                                      WHERE event_type = 'ACTIVITY_UPDATES' AND is_active = 1)
+                          OR EXISTS (SELECT 1 FROM organization_features WHERE name = 'FEATURE_NAME_WEBHOOK')`,
+    ),
     org: p('SELECT parent_id FROM organizations WHERE id = ?'),
     activity: p('SELECT * FROM activities WHERE id = ?'),
     send: p('SELECT * FROM send_transactions WHERE id = ?'),
@@ -288,6 +295,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
         return (await s.delEndpoint.run(org, id)).changes === 1;
       },
       enqueueActivityEvent: async (activityId, created, nowMs) => {
+        if ((await get(s.anyActivityTarget)) === undefined) return 0;
         const row = await get(s.activity, activityId);
         if (row === undefined) throw new Error(`activity ${activityId} is not in this transaction`);
         const a = toActivity(row);
