@@ -117,6 +117,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');
   const rollbackTo = db.prepare('ROLLBACK TO w');
+  // Read once per turn of the event loop by the read cache (db.pragma would prepare it each time).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
 
   // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
@@ -230,7 +232,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ...readParts.read,
     // The writer's data_version moves when any other connection commits (never for its own
     // commits; the read connection only reads), so it names changes made outside this process.
-    externalVersion: () => db.pragma('data_version', { simple: true }) as number,
+    externalVersion: () => dataVersion.get() as number,
     engine: 'sqlite',
     exclusive: <T>(fn: () => Promise<T>): Promise<T> => {
       const run = exclusiveTail.then(fn);
