@@ -244,6 +244,23 @@ describe.each([
     expect(lease?.activity.status).toBe('ACTIVITY_STATUS_PENDING');
   });
 
+  it('a reservation written with durable: false is visible to the other handle once its write resolves, and one fingerprint still wins once', async () => {
+    const fingerprint = `sha256:${randomUUID()}`;
+    const won = await Promise.all(
+      ['r1', 'r2'].map((owner, i) =>
+        (i === 0 ? a : b).write(
+          async (tx) => tx.reserveActivity(activity(org, { fingerprint }), [], owner, NOW + 30_000),
+          { durable: false },
+        ),
+      ),
+    );
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect((await b.getActivityLease(fingerprint))?.activity.status).toBe('ACTIVITY_STATUS_PENDING');
+    expect((await a.getActivityLease(fingerprint))?.leaseOwner).toBe(won[0] ? 'r1' : 'r2');
+    // synced() settles once what was committed is durable, on both engines.
+    await Promise.all([a.synced(), b.synced()]);
+  });
+
   it('lets another owner take a lease only once it expired; completing the activity ends it', async () => {
     const r = activity(org);
     await a.write(async (tx) => tx.reserveActivity(r, [], 'r1', NOW + 1_000));
