@@ -5,7 +5,7 @@
  * and the signer. `prepareSignTransaction` is the build step alone: the dry run (EvaluatePolicies)
  * stops there, with the activity it would submit.
  */
-import type { RawSignature } from '../../chains/types.js';
+import type { DigestToSign, RawSignature } from '../../chains/types.js';
 import type { Activity } from '../client/client.js';
 import { bytesToHex } from '../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../shared/errors.js';
@@ -47,9 +47,20 @@ export async function prepareSignTransaction(
   const input = chain.input(message);
   const signer: unknown = await chain.signer(ctx, organizationId, req, input);
   const inRequest = chain.inRequest ?? (<T>(step: () => T): T => step());
-  const digests = inRequest(() => chain.adapter.digests(input.tx, signer));
-  const groups = await (chain.groups?.(ctx, organizationId, req, mode, signer, digests) ??
-    Promise.resolve(defaultGroups(req, mode, digests.length)));
+  let digests: readonly DigestToSign[] = [];
+  let groups: SigningGroup[];
+  if (
+    mode === 'SIGNING_MODE_SIGN_TRANSACTION' &&
+    chain.groups === undefined &&
+    chain.digestCount !== undefined
+  ) {
+    // One sign_transaction activity signs them all; nothing here needs the digests themselves.
+    groups = defaultGroups(req, mode, chain.digestCount);
+  } else {
+    digests = inRequest(() => chain.adapter.digests(input.tx, signer));
+    groups = await (chain.groups?.(ctx, organizationId, req, mode, signer, digests) ??
+      Promise.resolve(defaultGroups(req, mode, digests.length)));
+  }
   const unsignedHex = bytesToHex(input.unsigned);
   // Everything that decides what is signed, so a retry with the same key but another request conflicts.
   const request = {
