@@ -181,6 +181,15 @@ describe('tracing with --otlp-endpoint', () => {
     const traced = lines.filter((l) => l.trace_id === traceId);
     const messages = traced.map((l) => l.msg);
     expect(messages).toContain('transaction signed and verified'); // the daemon
+    // …with the call's and the transaction's facts: requestId and rpc from the call, the rest from the request.
+    const signedLine = traced.find((l) => l.msg === 'transaction signed and verified') as Record<
+      string,
+      unknown
+    >;
+    expect(signedLine).toMatchObject({ rpc: 'SignTransaction', chain: 'ethereum' });
+    expect(typeof signedLine['requestId']).toBe('string');
+    expect(typeof signedLine['mode']).toBe('string');
+    expect(typeof signedLine['txType']).toBe('string');
     expect(messages).toContain('activity completed'); // the service thread
     const spanIds = new Set(ours.map((s) => s.spanId));
     for (const l of traced) expect(spanIds.has(l.span_id as string), l.msg).toBe(true);

@@ -2,7 +2,6 @@ import { CountersignError } from '../../src/shared/errors.js';
 import type { ChainAdapter } from '../types.js';
 import { assembleSignedTransaction } from './assembleSignedTransaction.js';
 import { describeTransaction } from './describeTransaction.js';
-import { parseSignedTransaction } from './parseSignedTransaction.js';
 import { parseUnsignedTransaction } from './parseUnsignedTransaction.js';
 import { serializeUnsignedTransaction } from './serializeUnsignedTransaction.js';
 import { signingDigest } from './signingDigest.js';
@@ -30,8 +29,7 @@ export const ethereumAdapter: ChainAdapter<EthTransaction, EthTransactionFields,
     return assembleSignedTransaction(tx, { r: sig.r, s: sig.s, yParity: sig.v });
   },
   verify: (signed, unsigned, signer) => {
-    const v = verifySignedTransaction(signed, unsigned, signer);
-    const p = parseSignedTransaction(signed);
-    return { ...v, signatures: [{ r: p.r, s: p.s, v: p.yParity }] };
+    const { hash, signer: recovered, signature: sig } = verifySignedTransaction(signed, unsigned, signer);
+    return { hash, signer: recovered, signatures: [{ r: sig.r, s: sig.s, v: sig.yParity }] };
   },
 };

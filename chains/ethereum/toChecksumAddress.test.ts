@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { toChecksumAddress } from './toChecksumAddress.js';
+import { checksumMemo, toChecksumAddress } from './toChecksumAddress.js';
 
 describe('toChecksumAddress', () => {
   // The examples of the EIP-55 specification.
@@ -24,5 +24,31 @@ describe('toChecksumAddress', () => {
         expect(toChecksumAddress(b)).toBe(getAddress(`0x${Buffer.from(b).toString('hex')}`));
       }),
     );
+  });
+
+  it('answers a memo hit with the same checksum as the first, uncached computation', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 20, maxLength: 20 }), (b) => {
+        const expected = getAddress(`0x${Buffer.from(b).toString('hex')}`);
+        expect(toChecksumAddress(b)).toBe(expected);
+        const size = checksumMemo.size;
+        // The same address again, from another buffer: a hit, so the memo does not grow.
+        expect(toChecksumAddress(Uint8Array.from(b))).toBe(expected);
+        expect(checksumMemo.size).toBe(size);
+      }),
+    );
+  });
+
+  it('keeps the memo within its bound', () => {
+    const b = new Uint8Array(20);
+    const view = new DataView(b.buffer);
+    for (let i = 0; i < checksumMemo.limit + 100; i++) {
+      view.setUint32(16, i);
+      toChecksumAddress(b);
+    }
+    expect(checksumMemo.size).toBe(checksumMemo.limit);
+    // An address dropped from the memo is computed again, the same as before.
+    view.setUint32(16, 0);
+    expect(toChecksumAddress(b)).toBe(getAddress(`0x${Buffer.from(b).toString('hex')}`));
   });
 });

@@ -21,13 +21,14 @@ function failed(reason: string, cause?: unknown): CountersignError {
 /**
  * Checks a signed transaction before it is released: its unsigned re-serialization equals
  * `unsigned` byte for byte, s is low (EIP-2), and the signature recovers (native libsecp256k1) to
- * `expectedSigner` (case-insensitive). Returns keccak256(signed) and the EIP-55 signer.
+ * `expectedSigner` (case-insensitive). Returns keccak256(signed), the EIP-55 signer and the
+ * signature it checked (r and s 32 bytes each), so no caller parses the signed bytes again.
  */
 export function verifySignedTransaction(
   signed: Uint8Array,
   unsigned: Uint8Array,
   expectedSigner: string,
-): { hash: Uint8Array; signer: string } {
+): { hash: Uint8Array; signer: string; signature: { r: Uint8Array; s: Uint8Array; yParity: number } } {
   if (!ADDRESS_RE.test(expectedSigner)) throw failed('the expected signer is not a 20-byte hex address');
   let parsed;
   try {
@@ -49,5 +50,9 @@ export function verifySignedTransaction(
   if (signer.slice(2).toLowerCase() !== expected.toLowerCase()) {
     throw failed(`the signature recovers ${signer}, not the expected signer ${expectedSigner}`);
   }
-  return { hash: keccak_256(signed), signer };
+  return {
+    hash: keccak_256(signed),
+    signer,
+    signature: { r: parsed.r, s: parsed.s, yParity: parsed.yParity },
+  };
 }

@@ -97,7 +97,7 @@ async function buildActivity(
         // The build step alone, with the real client: it submits nothing, so nothing needs stopping.
         let prepared: PreparedSignTransaction | undefined;
         await inRequest('sign_transaction', async () => {
-          prepared = await prepareSignTransaction(ctx, call, { ...r, idempotencyKey: '' });
+          prepared = await prepareSignTransaction(ctx, { ...r, idempotencyKey: '' });
         });
         const [only, ...more] = prepared?.activities ?? [];
         if (only === undefined || more.length > 0)

@@ -5,7 +5,7 @@
  * and the signer. `prepareSignTransaction` is the build step alone: the dry run (EvaluatePolicies)
  * stops there, with the activity it would submit.
  */
-import type { RawSignature } from '../../chains/types.js';
+import type { DigestToSign, RawSignature } from '../../chains/types.js';
 import type { Activity } from '../client/client.js';
 import { bytesToHex } from '../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../shared/errors.js';
@@ -28,13 +28,13 @@ export interface PreparedSignTransaction {
   readonly groups: readonly SigningGroup[];
   /** One per group, in order. */
   readonly activities: readonly SubmitActivityOptions[];
-  readonly log: CallContext['log'];
+  /** What the call's log lines about the transaction carry (never secrets). */
+  readonly logFields: Readonly<Record<string, unknown>>;
 }
 
 /** Validates and builds the request and plans its activities; submits nothing. */
 export async function prepareSignTransaction(
   ctx: DaemonContext,
-  call: CallContext,
   req: SignTransactionRequest,
 ): Promise<PreparedSignTransaction> {
   const chain = chainOfMember(req.transaction);
@@ -47,9 +47,20 @@ export async function prepareSignTransaction(
   const input = chain.input(message);
   const signer: unknown = await chain.signer(ctx, organizationId, req, input);
   const inRequest = chain.inRequest ?? (<T>(step: () => T): T => step());
-  const digests = inRequest(() => chain.adapter.digests(input.tx, signer));
-  const groups = await (chain.groups?.(ctx, organizationId, req, mode, signer, digests) ??
-    Promise.resolve(defaultGroups(req, mode, digests.length)));
+  let digests: readonly DigestToSign[] = [];
+  let groups: SigningGroup[];
+  if (
+    mode === 'SIGNING_MODE_SIGN_TRANSACTION' &&
+    chain.groups === undefined &&
+    chain.digestCount !== undefined
+  ) {
+    // One sign_transaction activity signs them all; nothing here needs the digests themselves.
+    groups = defaultGroups(req, mode, chain.digestCount);
+  } else {
+    digests = inRequest(() => chain.adapter.digests(input.tx, signer));
+    groups = await (chain.groups?.(ctx, organizationId, req, mode, signer, digests) ??
+      Promise.resolve(defaultGroups(req, mode, digests.length)));
+  }
   const unsignedHex = bytesToHex(input.unsigned);
   // Everything that decides what is signed, so a retry with the same key but another request conflicts.
   const request = {
@@ -88,8 +99,10 @@ export async function prepareSignTransaction(
       },
     };
   });
-  const log = call.log.child({ mode, chain: chain.member, ...chain.logFields?.(input, signer) });
-  return { chain, organizationId, mode, input, signer, groups, activities, log };
+  // Fields on the lines that are written, not a child logger: a pino child serializes (and runs the
+  // redaction over) its bindings when it is made, on every call, whether or not a line is written.
+  const logFields = { mode, chain: chain.member, ...chain.logFields?.(input, signer) };
+  return { chain, organizationId, mode, input, signer, groups, activities, logFields };
 }
 
 /** One activity of every digest with sign_with: sign_transaction, or sign_raw_payloads in raw mode. */
@@ -110,8 +123,9 @@ export async function signTransaction(
   call: CallContext,
   req: SignTransactionRequest,
 ): Promise<SignTransactionResponse> {
-  const p = await prepareSignTransaction(ctx, call, req);
-  const { chain, mode, input, signer, groups, log } = p;
+  const p = await prepareSignTransaction(ctx, req);
+  const { chain, mode, input, signer, groups, logFields } = p;
+  const { log } = call;
   const adapter = chain.adapter;
   const signatures: (RawSignature | undefined)[] = [];
   let fromService: Uint8Array | undefined;
@@ -132,17 +146,17 @@ export async function signTransaction(
 
   const submitted: Activity[] = [];
   for (const [k, options] of p.activities.entries()) {
-    const activity = await submitActivity(ctx, { log }, options);
+    const activity = await submitActivity(ctx, call, options);
     submitted.push(activity);
     if (chain.sequential !== true) continue;
-    const pending = awaitingResponse(activity, mode, log);
+    const pending = awaitingResponse(activity, mode, log, logFields);
     if (pending !== undefined) return pending;
     collect(activity, groups[k]!);
   }
   if (chain.sequential !== true) {
     // All are submitted before any is waited on, so approvers see them together.
     for (const activity of submitted) {
-      const pending = awaitingResponse(activity, mode, log);
+      const pending = awaitingResponse(activity, mode, log, logFields);
       if (pending !== undefined) return pending;
     }
     submitted.forEach((a, k) => collect(a, groups[k]!));
@@ -158,7 +172,10 @@ export async function signTransaction(
   );
   const out = chain.finish?.(signed, verified, input) ?? { signed, hash: chain.hash(verified) };
   const answered = (chain.answeredBy === 'last' ? submitted[submitted.length - 1] : submitted[0])!;
-  log.info({ activityId: answered.id, transactionHash: out.hash }, 'transaction signed and verified');
+  log.info(
+    { ...logFields, activityId: answered.id, transactionHash: out.hash },
+    'transaction signed and verified',
+  );
   return {
     signedTransaction: out.signed,
     transactionHash: out.hash,

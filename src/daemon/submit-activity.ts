@@ -64,8 +64,11 @@ export async function submitActivity(
     toSend = claimed.body;
     replayed = claimed.replayed;
   }
-  const bodyDigest = bytesToHex(createHash('sha256').update(toSend).digest());
-  call.log.debug({ activityName: name, bodySha256: bodyDigest, replayed }, 'submitting activity');
+  // The body's digest is for the debug line only: not computed unless that line is written.
+  if (call.log.isLevelEnabled('debug')) {
+    const bodySha256 = bytesToHex(createHash('sha256').update(toSend).digest());
+    call.log.debug({ activityName: name, bodySha256, replayed }, 'submitting activity');
+  }
   let activity: Activity;
   try {
     activity = await ctx.client.submit(name, toSend);

@@ -47,6 +47,12 @@ export interface DaemonChain<Tx, Fields, Signer, Message, Input extends ChainInp
   readonly takesFeePayer?: boolean;
   /** Runs an adapter step so that its errors name this request's fields (Bitcoin: `bitcoin.unsigned`). */
   inRequest?<T>(step: () => T): T;
+  /**
+   * How many digests `adapter.digests` lists, where that number is fixed and computing them checks
+   * nothing (Ethereum: one keccak of the unsigned bytes). A sign_transaction activity then does not
+   * compute them: the service computes its own, and the verification recomputes the one it checks.
+   */
+  readonly digestCount?: number;
   /** The activities; default: one, of every digest, signed with `sign_with`. */
   groups?(
     ctx: DaemonContext,

@@ -44,10 +44,11 @@ export function awaitingResponse(
   activity: Activity,
   mode: Exclude<SigningMode, 'SIGNING_MODE_AUTO'>,
   log: CallContext['log'],
+  logFields: Readonly<Record<string, unknown>>,
 ): SignTransactionResponse | undefined {
   const open = openState(activity);
   if (open === undefined) return undefined;
-  log.info({ activityId: activity.id, state: open.state }, 'transaction awaits the activity');
+  log.info({ ...logFields, activityId: activity.id, state: open.state }, 'transaction awaits the activity');
   return {
     signedTransaction: new Uint8Array(0),
     transactionHash: '',

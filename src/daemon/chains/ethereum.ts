@@ -18,6 +18,7 @@ export const ethereumChain: DaemonChain<
   member: 'ethereum',
   transactionType: 'TRANSACTION_TYPE_ETHEREUM',
   adapter: ethereumAdapter,
+  digestCount: 1,
   input: (m) =>
     unsignedOrFields('ethereum', m, ethereumAdapter, { hasFields, fields: fieldsOf, keepParseField: true }),
   signer: (ctx, organizationId, req) => ctx.signers.resolve(organizationId, req.signWith),
