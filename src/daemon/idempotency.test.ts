@@ -25,33 +25,33 @@ const claim = (body: string, hash = 1) => ({
 });
 
 describe('IdempotencyStore', () => {
-  it('returns the first recorded body to a retry, also after the store is reopened', () => {
+  it('returns the first recorded body to a retry, also after the store is reopened', async () => {
     const path = dbPath();
     const a = new IdempotencyStore(path);
-    expect(a.claim(claim('first')).replayed).toBe(false);
+    expect((await a.claim(claim('first'))).replayed).toBe(false);
     a.close();
     const b = new IdempotencyStore(path);
-    const again = b.claim(claim('second'));
+    const again = await b.claim(claim('second'));
     expect(again.replayed).toBe(true);
     expect(new TextDecoder().decode(again.body)).toBe('first');
     expect(again.activityName).toBe('sign_transaction');
     b.close();
   });
 
-  it('refuses a different request under a used key with IDEMPOTENCY_KEY_CONFLICT', () => {
+  it('refuses a different request under a used key with IDEMPOTENCY_KEY_CONFLICT', async () => {
     const store = new IdempotencyStore(dbPath());
-    store.claim(claim('first'));
-    expect(() => store.claim(claim('other', 2))).toThrow(
+    await store.claim(claim('first'));
+    await expect(store.claim(claim('other', 2))).rejects.toThrow(
       expect.objectContaining({ code: 'IDEMPOTENCY_KEY_CONFLICT', field: 'idempotency_key' }),
     );
     store.close();
   });
 
-  it('keeps keys apart per organization and method', () => {
+  it('keeps keys apart per organization and method', async () => {
     const store = new IdempotencyStore(dbPath());
-    store.claim(claim('first'));
-    expect(store.claim({ ...claim('x', 2), organizationId: 'org2' }).replayed).toBe(false);
-    expect(store.claim({ ...claim('x', 2), method: 'SignMessage' }).replayed).toBe(false);
+    await store.claim(claim('first'));
+    expect((await store.claim({ ...claim('x', 2), organizationId: 'org2' })).replayed).toBe(false);
+    expect((await store.claim({ ...claim('x', 2), method: 'SignMessage' })).replayed).toBe(false);
     store.close();
   });
 });

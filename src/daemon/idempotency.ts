@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../shared/privateFile.js';
+import { WalSync } from '../shared/walSync.js';
 import { equalBytes } from '../shared/encoding.js';
 import { CountersignError } from '../shared/errors.js';
 
@@ -38,6 +39,7 @@ interface Row {
 /** The SQLite table of idempotency keys and the bodies recorded under them. */
 export class IdempotencyStore {
   readonly #db: Database.Database;
+  readonly #sync: WalSync;
   readonly #insert: Database.Statement<[string, string, string, Buffer, string, Buffer, number]>;
   readonly #select: Database.Statement<[string, string, string], Row>;
   readonly #claim: Database.Transaction<(c: IdempotencyClaim) => ClaimedBody>;
@@ -52,7 +54,9 @@ export class IdempotencyStore {
   constructor(path: string) {
     if (path !== ':memory:') ensurePrivateDatabaseFile(path);
     this.#db = new Database(path);
-    // WAL + FULL: a recorded body survives a crash before the submit it precedes.
+    // WAL, and each claim durable before the submit it precedes (a body lost to a power loss
+    // would let a retry build, and sign, a different body): synced off this thread by WalSync,
+    // which gives synchronous=FULL's guarantee without blocking the gRPC thread on the fsync.
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.exec(`
@@ -66,6 +70,8 @@ export class IdempotencyStore {
         created_at_ms INTEGER NOT NULL,
         PRIMARY KEY (organization_id, method, idempotency_key)
       ) WITHOUT ROWID`);
+    this.#sync = new WalSync(path);
+    if (this.#sync.enabled) this.#db.pragma('synchronous = NORMAL');
     this.#insert = this.#db.prepare(
       `INSERT INTO idempotency_keys
          (organization_id, method, idempotency_key, request_hash, activity_name, body, created_at_ms)
@@ -117,20 +123,30 @@ export class IdempotencyStore {
    * Replaces a recorded body that the service refused as stale (so it never ran) with a freshly
    * built one, unless a concurrent retry already did; returns the body now recorded.
    */
-  refresh(
+  async refresh(
     key: Pick<IdempotencyClaim, 'organizationId' | 'method' | 'idempotencyKey'>,
     stale: Uint8Array,
     fresh: Uint8Array,
-  ): Uint8Array {
-    return this.#refresh.immediate(key, stale, fresh);
+  ): Promise<Uint8Array> {
+    const body = this.#refresh.immediate(key, stale, fresh);
+    this.#sync.committed();
+    await this.#sync.durable();
+    return body;
   }
 
-  /** Records `body` under the key, or returns the body recorded by an earlier identical request. */
-  claim(c: IdempotencyClaim): ClaimedBody {
-    return this.#claim.immediate(c);
+  /**
+   * Records `body` under the key, or returns the body recorded by an earlier identical request;
+   * resolves once what it returns is on disk (a body another request recorded included).
+   */
+  async claim(c: IdempotencyClaim): Promise<ClaimedBody> {
+    const claimed = this.#claim.immediate(c);
+    if (!claimed.replayed) this.#sync.committed();
+    await this.#sync.durable();
+    return claimed;
   }
 
   close(): void {
     this.#db.close();
+    this.#sync.close();
   }
 }

@@ -52,7 +52,7 @@ export async function submitActivity(
   let toSend = body;
   let replayed = false;
   if (o.idempotencyKey !== '') {
-    const claimed = ctx.idempotency.claim({
+    const claimed = await ctx.idempotency.claim({
       organizationId: o.organizationId,
       method: o.method,
       idempotencyKey: o.idempotencyKey,
@@ -78,7 +78,7 @@ export async function submitActivity(
     // can. Record a freshly stamped one in its place and send that; exactly-once still holds.
     if (!(replayed && isCountersignError(e) && e.code === 'TIMESTAMP_STALE')) throw e;
     const key = { organizationId: o.organizationId, method: o.method, idempotencyKey: o.idempotencyKey };
-    const fresh = ctx.idempotency.refresh(key, toSend, body);
+    const fresh = await ctx.idempotency.refresh(key, toSend, body);
     call.log.info({ activityName: name }, 'recorded body was stale and never ran; submitting it afresh');
     activity = await ctx.client.submit(name, fresh);
   }

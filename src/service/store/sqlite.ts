@@ -4,20 +4,16 @@
  * turn of the event loop runs in a single transaction (each in its own savepoint, so one failing
  * write does not undo the others).
  *
- * The fsync does not run on this thread. The writer commits with synchronous=NORMAL (the commit
- * reaches the WAL file, in the page cache: it survives `kill -9` but not yet a power loss), and
- * the WAL file is then fdatasync'ed on libuv's thread pool; a write's promise resolves when an
- * fdatasync that began after its commit has returned. That is synchronous=FULL's guarantee, paid
- * off the JavaScript thread, and one fdatasync covers every commit made while the previous one ran.
- * It holds because SQLite in WAL mode with synchronous=NORMAL syncs the WAL before every
- * checkpoint and the database file after it, so a commit is always either in the WAL file (which
- * the fdatasync covers) or already checkpointed into a synced database file.
+ * The fsync does not run on this thread: the writer commits with synchronous=NORMAL and the WAL
+ * is fdatasync'ed on libuv's thread pool (../../shared/walSync.ts); a write's promise resolves
+ * once an fdatasync that began after its commit has returned, which is synchronous=FULL's
+ * guarantee without blocking the thread that runs the requests.
  */
-import { fdatasync, openSync, closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
+import { WalSync } from '../../shared/walSync.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import { sqliteConn } from './conn.js';
@@ -30,20 +26,6 @@ interface QueuedWrite {
   reject: (e: unknown) => void;
   /** Resolve only once the commit is on disk (false: once it is committed). */
   durable: boolean;
-}
-
-type Waiter = { resolve: () => void; reject: (e: unknown) => void };
-
-/** The WAL's fdatasync in flight and the commits waiting for one. */
-interface SyncState {
-  /** The waiters the running fdatasync covers, or undefined when none runs. */
-  inFlight: Waiter[] | undefined;
-  /** Waiters for the next fdatasync (their commits came after the running one began). */
-  next: Waiter[];
-  /** Commits made since the last fdatasync began (0: every commit is durable or being synced). */
-  unsynced: number;
-  /** An fdatasync failed: the WAL's state on disk is unknown, so no write is acknowledged again. */
-  failed: unknown;
 }
 
 /**
@@ -81,10 +63,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
-  // From here the WAL is synced by fdatasync below, after each commit (see the head of the file).
-  // An in-memory database has no file to sync and keeps FULL (which is a no-op there).
-  const walFd = path === ':memory:' ? undefined : openSync(`${path}-wal`, 'r');
-  if (walFd !== undefined) db.pragma('synchronous = NORMAL');
+  // From here the WAL is synced off this thread after each commit (see the head of the file). An
+  // in-memory database has no file to sync and keeps FULL (which is a no-op there).
+  const sync = new WalSync(path, observeStoreSync); // --- operability --- (observeStoreSync)
+  if (sync.enabled) db.pragma('synchronous = NORMAL');
   let checkpointer: Worker | undefined;
   if (options.backgroundCheckpoint ?? true) {
     db.pragma('wal_autocheckpoint = 0');
@@ -122,43 +104,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
-  // closures), COMMIT with one fsync for all of them, then the writers' promises settle. A batch of
-  // one write needs no savepoint: if it fails, the whole transaction rolls back.
-  const sync: SyncState = { inFlight: undefined, next: [], unsynced: 0, failed: undefined };
-  /** Starts an fdatasync for the commits made so far, unless one is running (it starts after). */
-  const pump = (): void => {
-    if (sync.inFlight !== undefined || sync.next.length === 0 || walFd === undefined) return;
-    const covered = sync.next;
-    sync.inFlight = covered;
-    sync.next = [];
-    sync.unsynced = 0;
-    const began = process.hrtime.bigint(); // --- operability ---
-    fdatasync(walFd, (err) => {
-      sync.inFlight = undefined;
-      observeStoreSync(began); // --- operability ---
-      if (err !== null) sync.failed ??= err;
-      for (const w of covered) {
-        if (sync.failed === undefined) w.resolve();
-        else w.reject(sync.failed);
-      }
-      pump();
-    });
-  };
-  /** Resolves once everything committed before the call is on disk. */
-  const durable = (): Promise<void> => {
-    if (sync.failed !== undefined) return Promise.reject(sync.failed);
-    if (walFd === undefined) return Promise.resolve();
-    if (sync.unsynced === 0) {
-      // Every commit so far is covered by the fdatasync running now, or is already on disk.
-      const running = sync.inFlight;
-      if (running === undefined) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => running.push({ resolve, reject }));
-    }
-    return new Promise<void>((resolve, reject) => {
-      sync.next.push({ resolve, reject });
-      pump();
-    });
-  };
+  // closures), COMMIT, then the writers' promises settle (the durable ones once the WAL is synced).
+  // A batch of one write needs no savepoint: if it fails, the whole transaction rolls back.
+  const durable = (): Promise<void> => sync.durable();
 
   const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
@@ -183,7 +131,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const committing = process.hrtime.bigint(); // --- operability ---
       if (db.inTransaction) {
         commit.run();
-        sync.unsynced++;
+        sync.committed();
       }
       observeStoreWrite(began, committing); // --- operability ---
     } catch (e) {
@@ -244,7 +192,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     write<T>(fn: (t: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T> {
       if (closed) return Promise.reject(new Error('store is closed'));
-      if (sync.failed !== undefined) return Promise.reject(sync.failed);
+      if (sync.failed !== undefined) return Promise.reject(sync.failed as Error);
       return new Promise<T>((resolve, reject) => {
         queue.push({
           fn,
@@ -273,7 +221,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       }
       readDb.close();
       db.pragma('wal_checkpoint(TRUNCATE)');
-      if (walFd !== undefined) closeSync(walFd);
+      sync.close();
       db.close();
     },
   };
