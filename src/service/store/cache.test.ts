@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { allowPolicy } from '../../../test/helpers/records.js';
 import { cachedStore } from './cache.js';
 import { openSqliteStore } from './sqlite.js';
-import type { ActivityRecord, PolicyRecord, Store } from './types.js';
+import type { ActivityRecord, Store } from './types.js';
 
 const NOW = 1_700_000_000_000;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -26,18 +27,7 @@ function counting(store: Store): { store: Store; reads: Map<string, number> } {
   return { store: counted as unknown as Store, reads };
 }
 
-const policy = (org: string, name: string): PolicyRecord => ({
-  id: randomUUID(),
-  organizationId: org,
-  name,
-  effect: 'EFFECT_ALLOW',
-  condition: null,
-  consensus: null,
-  time: null,
-  notes: '',
-  createdAtMs: NOW,
-  updatedAtMs: NOW,
-});
+const policy = (org: string, name: string) => allowPolicy(org, name, NOW);
 
 describe('the store read cache', () => {
   let dir: string;

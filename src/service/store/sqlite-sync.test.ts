@@ -4,24 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { allowPolicy } from '../../../test/helpers/records.js';
 import { serviceMetrics } from '../../observability/metrics.js';
 import { openSqliteStore } from './sqlite.js';
-import type { PolicyRecord, Store } from './types.js';
+import type { Store } from './types.js';
 
 const NOW = 1_700_000_000_000;
 
-const policy = (org: string, name: string): PolicyRecord => ({
-  id: randomUUID(),
-  organizationId: org,
-  name,
-  effect: 'EFFECT_ALLOW',
-  condition: null,
-  consensus: null,
-  time: null,
-  notes: '',
-  createdAtMs: NOW,
-  updatedAtMs: NOW,
-});
+const policy = (org: string, name: string) => allowPolicy(org, name, NOW);
 
 /** fdatasync calls of the WAL so far, in this thread (the store's histogram counts each one). */
 async function fsyncs(): Promise<number> {
