@@ -2,7 +2,8 @@
  * `npm run bench`: gRPC SignTransaction (EIP-1559) through `countersign serve` on the embedded
  * default, full path (gRPC → daemon → stamped request → service → sign → store → verify), driven by
  * a raw HTTP/2 load generator (bench/load.ts) whose own CPU cost per call is measured and printed;
- * and, in the same run, viem's in-process `privateKeyToAccount(...).signTransaction` loop.
+ * and, in the same run, viem's in-process `privateKeyToAccount(...).signTransaction` loop, and
+ * one line of calls made one after another through a plain `@grpc/grpc-js` client.
  * Every call signs a different transaction (its own nonce), so nothing is answered from the
  * service's idempotency cache. Then eth_send_transaction through gRPC SendEthTransaction against a
  * real anvil (`serve --chain-rpc`): acknowledgements (nonce allocated, signed, recorded) per second,
@@ -325,6 +326,71 @@ async function measure(
   };
 }
 
+/**
+ * The 1-in-flight line as a plain `@grpc/grpc-js` client sees it: one SignTransaction after
+ * another through grpc-js's own Client (its framing, its HTTP/2 session), so the figure includes
+ * the client library a Node caller of the daemon would use.
+ */
+async function measureGrpcJsSequential(
+  label: string,
+  server: { grpc: string; pid: number },
+  request: (i: number) => Buffer,
+): Promise<Result> {
+  const client = new grpcJs.Client(server.grpc, grpcJs.credentials.createInsecure());
+  const identity = (b: Buffer) => b;
+  const call = (message: Buffer) =>
+    new Promise<void>((resolve, reject) =>
+      client.makeUnaryRequest('/countersign.v1.Signer/SignTransaction', identity, identity, message, (err) =>
+        err === null ? resolve() : reject(err),
+      ),
+    );
+  const run = async (seconds: number) => {
+    const latencies: number[] = [];
+    let sent = 0;
+    let failed = 0;
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end) {
+      const message = request(nonce++).subarray(5); // the frame's 5-byte prefix is grpc-js's to add
+      const t = performance.now();
+      sent++;
+      try {
+        await call(message);
+        latencies.push(performance.now() - t);
+      } catch {
+        failed++;
+      }
+    }
+    return { latencies, sent, failed };
+  };
+  try {
+    await run(2); // warm-up
+    const server0 = processCpu(server.pid);
+    const cpu0 = process.cpuUsage();
+    const started = performance.now();
+    const r = await run(DURATION_S);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const serverCpu = cpuDelta(server.pid, server0, processCpu(server.pid));
+    if (r.failed > 0) process.stderr.write(`${label}: ${r.failed} calls failed\n`);
+    r.latencies.sort((a, b) => a - b);
+    const calls = Math.max(1, r.sent);
+    return {
+      label,
+      requests: r.latencies.length,
+      seconds,
+      p50ms: percentile(r.latencies, 50),
+      p99ms: percentile(r.latencies, 99),
+      cpuUsPerCall: serverCpu.totalUs / calls,
+      note:
+        `main thread ${(serverCpu.mainUs / calls).toFixed(0)} µs, busiest other thread ` +
+        `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; grpc-js client ` +
+        `${((cpu.user + cpu.system) / calls).toFixed(0)} µs CPU/call`,
+    };
+  } finally {
+    client.close();
+  }
+}
+
 type WatchStream = (
   req: unknown,
   metadata: grpcJs.Metadata,
@@ -524,6 +590,9 @@ async function signGroup(): Promise<Result[]> {
       (i) => ethereumRequest(eth, st, i),
       closed(1),
     );
+    const sequential = 'Ethereum EIP-1559, SIGN_TRANSACTION, one after another, @grpc/grpc-js client';
+    if (selected(sequential))
+      results.push(await measureGrpcJsSequential(sequential, g, (i) => ethereumRequest(eth, st, i)));
     const peak = await line(PEAK_LABEL, (i) => ethereumRequest(eth, st, i), closed(64), wantPeak);
     if (peak !== undefined && viem !== undefined) {
       const ratio = peak.requests / peak.seconds / (viem.requests / viem.seconds);
