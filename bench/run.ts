@@ -227,7 +227,9 @@ const SEND_IN_FLIGHT = 16;
 /** WatchSendTransaction's poll interval: the resolution of the time-to-inclusion figures. */
 const WATCH_POLL_MS = 250;
 /** One acknowledged send in this many is watched while the load runs. */
-const SEND_WATCH_SAMPLE = 20;
+const SEND_WATCH_SAMPLE = 40;
+/** Status reads at once in the sweep after the run (the daemon allows 32 watch streams per caller). */
+const SWEEP_BATCH = 16;
 /** How long a watched send may take to end. */
 const SWEEP_TIMEOUT_MS = 120_000;
 /** The status read of each send after the run (answered at once unless the service is swamped). */
@@ -479,15 +481,19 @@ async function measureSends(grpc: string, pid: number, from: string): Promise<Re
     const serverCpu = cpuDelta(pid, server0, processCpu(pid));
     if (r.failed > 0) process.stderr.write(`eth_send_transaction: ${r.failed} calls failed\n`);
     const drainStarted = performance.now();
+    // The sampled watches end as their sends are included; they hold watch streams, of which the
+    // daemon allows 32 per caller, so they end before the sweep below needs those streams.
+    const inclusion = (await Promise.all(sampled)).filter((t): t is number => t !== undefined);
     const lastId = acked.at(-1);
     if (lastId !== undefined) await follow(lastId, SWEEP_TIMEOUT_MS);
     const drainS = (performance.now() - drainStarted) / 1000;
     // One read each: a terminal send answers at once; one still pending is cut after READ_WITHIN_MS.
     const ends: WatchEnd[] = [];
-    for (let k = 0; k < acked.length; k += 32)
-      ends.push(...(await Promise.all(acked.slice(k, k + 32).map((id) => follow(id, READ_WITHIN_MS)))));
+    for (let k = 0; k < acked.length; k += SWEEP_BATCH)
+      ends.push(
+        ...(await Promise.all(acked.slice(k, k + SWEEP_BATCH).map((id) => follow(id, READ_WITHIN_MS)))),
+      );
     const included = ends.filter((e) => e.status === 'SEND_TRANSACTION_STATUS_CODE_INCLUDED').length;
-    const inclusion = (await Promise.all(sampled)).filter((t): t is number => t !== undefined);
     inclusion.sort((a, b) => a - b);
     return {
       label: `eth_send_transaction via gRPC SendEthTransaction to anvil, ${SEND_IN_FLIGHT} in flight`,
