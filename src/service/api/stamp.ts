@@ -3,7 +3,7 @@
  * `X-Stamp-Webauthn` (a passkey assertion whose challenge is the hex SHA-256 of the body).
  * Both are checked against the raw bytes before the body is parsed.
  */
-import { createHash, verify as nodeVerify } from 'node:crypto';
+import { createHash, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CountersignError } from '../../shared/errors.js';
 import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp256k1.js';
@@ -135,12 +135,10 @@ export function verifyApiKeyStamp(stamp: ApiKeyStamp, body: Uint8Array): void {
   const sig = Buffer.from(stamp.signature, 'hex');
   switch (stamp.scheme) {
     case 'SIGNATURE_SCHEME_TK_API_P256': {
-      const key = p256Key(stamp.publicKey);
-      if (key === undefined) throw malformed('publicKey is not a compressed P-256 point');
-      // WebCrypto signers do not normalize s, so high-S DER is accepted here.
+      const key = p256VerifyKey(stamp);
       let ok = false;
       try {
-        ok = nodeVerify('sha256', body, { key, dsaEncoding: 'der' }, sig);
+        ok = nodeVerify('sha256', body, key, sig);
       } catch {
         ok = false;
       }
@@ -183,20 +181,24 @@ export function verifyApiKeyStamp(stamp: ApiKeyStamp, body: Uint8Array): void {
  */
 export async function verifyApiKeyStampOnPool(stamp: ApiKeyStamp, body: Uint8Array): Promise<void> {
   if (stamp.scheme !== 'SIGNATURE_SCHEME_TK_API_P256') return verifyApiKeyStamp(stamp, body);
-  const key = p256Key(stamp.publicKey);
-  if (key === undefined) throw malformed('publicKey is not a compressed P-256 point');
+  const key = p256VerifyKey(stamp);
   const sig = Buffer.from(stamp.signature, 'hex');
-  // WebCrypto signers do not normalize s, so high-S DER is accepted here.
   const ok = await new Promise<boolean>((resolve) => {
     try {
-      nodeVerify('sha256', body, { key, dsaEncoding: 'der' }, sig, (err, valid) =>
-        resolve(err === null && valid),
-      );
+      nodeVerify('sha256', body, key, sig, (err, valid) => resolve(err === null && valid));
     } catch {
       resolve(false);
     }
   });
   if (!ok) throw badSignature('api key');
+}
+
+/** The P-256 stamp's key as node:crypto verifies with it; throws STAMP_MALFORMED for a bad point. */
+function p256VerifyKey(stamp: ApiKeyStamp): { key: KeyObject; dsaEncoding: 'der' } {
+  const key = p256Key(stamp.publicKey);
+  if (key === undefined) throw malformed('publicKey is not a compressed P-256 point');
+  // WebCrypto signers do not normalize s, so high-S DER is accepted (no low-S check here).
+  return { key, dsaEncoding: 'der' };
 }
 
 /**

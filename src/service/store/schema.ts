@@ -514,11 +514,15 @@ CREATE UNIQUE INDEX send_transactions_one_pending_nonce ON send_transactions(cai
   },
   // --- end replicas ---
   // votes_one_per_voter (activity_id, user_id) serves every lookup by activity_id that
-  // votes_activity did; one index fewer to update on the vote every activity inserts.
+  // votes_activity did; one index fewer to update on the vote every activity inserts. The webhook
+  // outbox asks, for every activity, whether any subscription or webhook feature exists at all: two
+  // indexes answer that without scanning every organization's features and subscriptions.
   {
     version: 14,
     sql: `
 DROP INDEX IF EXISTS votes_activity;
+CREATE INDEX webhook_subscriptions_type ON webhook_subscriptions(event_type, is_active);
+CREATE INDEX organization_features_name ON organization_features(name);
 `,
   },
 ];

@@ -100,7 +100,7 @@ describe('SQLite durability off the JavaScript thread', () => {
     expect((await store.listPolicies(org)).length).toBe(n);
   });
 
-  it('a failing write in a batch settles at once and leaves nothing, while its neighbours wait for the disk', async () => {
+  it('a failing write in a batch leaves nothing and is refused, while its neighbour in the batch commits', async () => {
     await store.synced();
     const bad = store.write(async (tx) => {
       await tx.insertPolicy(policy(org, 'half'));

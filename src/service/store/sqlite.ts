@@ -107,8 +107,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
   // closures), COMMIT, then the writers' promises settle (the durable ones once the WAL is synced).
   // A batch of one write needs no savepoint: if it fails, the whole transaction rolls back.
-  const durable = (): Promise<void> => sync.durable();
-
   const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const began = process.hrtime.bigint(); // --- operability ---
@@ -153,7 +151,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       else settle(w, i);
     });
     if (later.length > 0) {
-      durable().then(
+      sync.durable().then(
         () => {
           for (const i of later) settle(batch[i] as QueuedWrite, i);
         },
@@ -207,12 +205,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         }
       });
     },
-    synced: durable,
+    synced: () => sync.durable(),
     close: async () => {
       closed = true;
       flush();
       await running;
-      await durable().catch(() => undefined);
+      await sync.durable().catch(() => undefined);
       if (checkpointer !== undefined) {
         const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
         // Unref'd while running so it never keeps a process alive; held while we wait for it.

@@ -76,8 +76,8 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     feature: p(
       "SELECT value FROM organization_features WHERE organization_id = ? AND name = 'FEATURE_NAME_WEBHOOK'",
     ),
-    // Whether any organization could receive an activity event at all: one indexed probe, so a
-    // deployment without webhooks pays one statement per activity, not four.
+    // Whether any organization could receive an activity event at all: one probe on two indexes
+    // (migration 14), so a deployment without webhooks pays one statement per activity, not four.
     anyActivityTarget: p(
       `SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM webhook_subscriptions
                                       WHERE event_type = 'ACTIVITY_UPDATES' AND is_active = 1)
