@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { encodeRlp, uintToBytes } from './rlp.js';
 
 /** EIP-7702 magic byte that domain-separates authorization digests. */

@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { BoundedMemo } from '../../src/shared/boundedMemo.js';
 import { recoverPublicKey } from '../../src/shared/secp256k1.js';
 import { toChecksumAddress } from './toChecksumAddress.js';

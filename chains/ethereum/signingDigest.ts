@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 
 /** The digest an Ethereum transaction signature commits to: keccak256 of the unsigned serialization. */
 export function signingDigest(unsigned: Uint8Array): Uint8Array {

@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { BoundedMemo } from '../../src/shared/boundedMemo.js';
 import { CountersignError } from '../../src/shared/errors.js';
 

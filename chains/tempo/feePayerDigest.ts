@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { invalid } from '../../src/shared/errors.js';
 import { encodeRlp } from '../ethereum/rlp.js';
 import { parseAddress } from '../ethereum/index.js';

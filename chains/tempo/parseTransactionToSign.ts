@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { recoverAddress } from '../ethereum/index.js';
 import { decodeEnvelope, malformed } from './envelope.js';
 import { serializeUnsignedTransaction } from './serializeUnsignedTransaction.js';

@@ -1,4 +1,4 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../src/shared/keccak.js';
 import { equalBytes } from '../../src/shared/encoding.js';
 import { CountersignError, isCountersignError } from '../../src/shared/errors.js';
 import { recoverAddress } from '../ethereum/index.js';

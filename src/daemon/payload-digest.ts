@@ -4,7 +4,7 @@
  * ed25519 signer there is no digest: the "digest" is the decoded message itself (RFC 8032).
  */
 import { createHash } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../shared/keccak.js';
 import { hashAuthorization, hashTypedDataJson, parseAuthorizationJson } from '../../chains/ethereum/index.js';
 import { hexToBytes, utf8 } from '../shared/encoding.js';
 import { CountersignError, invalid } from '../shared/errors.js';

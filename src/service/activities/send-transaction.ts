@@ -11,7 +11,7 @@
  * submits its own batch.
  */
 import { randomUUID } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { addressFromPublicKey, describeTransaction, parseAddress } from '../../../chains/ethereum/index.js';
 import { MAX_TX_NONCE, type EthTransaction } from '../../../chains/ethereum/types.js';
 import { bytesTo0x, hexToBytes, parseDecimal, UINT256_MAX, zeroize } from '../../shared/encoding.js';

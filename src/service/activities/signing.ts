@@ -1,6 +1,6 @@
 /** sign_raw_payload (V2, V1), sign_raw_payloads, sign_transaction (V2, V1). */
 import { createHash } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import { bytesTo0x, bytesToHex, hexToBytes, utf8, zeroize } from '../../shared/encoding.js';
 import {

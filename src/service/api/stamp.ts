@@ -4,7 +4,7 @@
  * Both are checked against the raw bytes before the body is parsed.
  */
 import { createHash, verify as nodeVerify, type KeyObject } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { CountersignError } from '../../shared/errors.js';
 import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp256k1.js';
 import { bigintToFixed, bytesToBigint, concatBytes, utf8 } from '../../shared/encoding.js';

@@ -4,7 +4,7 @@
  * for a batch (computed here from the fields, never taken from a caller), the `execute` calldata, and
  * human text for the contract's revert data.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { decodeAbiParameters, decodeFunctionResult, encodeFunctionData } from 'viem';
 import artifact from '../../../contracts/build/CountersignBatchExecutor.json' with { type: 'json' };
 import {

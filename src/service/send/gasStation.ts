@@ -4,7 +4,7 @@
  * deployment proxy); the first batch on a chain deploys it, paid by the sponsor, and every later one
  * finds it there.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { toHex, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import { bytesTo0x, equalBytes, hexToBytes, zeroize } from '../../shared/encoding.js';

@@ -4,7 +4,7 @@
  * same bytes when a node seems to have dropped them. On start it picks up what a previous run left,
  * so sends survive a restart.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../shared/keccak.js';
 import { BaseError, decodeErrorResult, toHex, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import { parseSignedTransaction } from '../../../chains/ethereum/index.js';

@@ -4,7 +4,7 @@
  * the sender-signed hand-off (0x00 fee payer marker, no fee token). Given that hand-off, a key
  * other than the sender signs as the fee payer and the broadcastable envelope comes back.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '../../../shared/keccak.js';
 import { addressFromPublicKey } from '../../../../chains/ethereum/index.js';
 import {
   assemble,
