@@ -49,9 +49,7 @@ const state = new KeccakStateClass();
 /** Keccak-256 of `data` (32 bytes). */
 export function keccak_256(data: Uint8Array): Uint8Array {
   state.initialize(RATE, CAPACITY);
-  state.absorb(
-    Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-  );
+  state.absorb(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   state.absorbLastFewBits(0x01);
   const out = state.squeeze(32);
   return new Uint8Array(out.buffer, out.byteOffset, 32);
