@@ -68,7 +68,7 @@ export const bitcoinAdapter: ChainAdapter<Psbt, BitcoinTransactionFields, Bitcoi
     return {
       hash: out.hash,
       signer: address ?? out.signer,
-      signatures: planSignatures(out.signed, out.plan),
+      signatures: planSignatures(out.signed, out.plan, out.recoveryIds),
     };
   },
 };

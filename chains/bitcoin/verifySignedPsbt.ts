@@ -1,7 +1,7 @@
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { bytesToHex, concatBytes, equalBytes } from '../../src/shared/encoding.js';
 import { CountersignError, isCountersignError } from '../../src/shared/errors.js';
-import { isLowS, verifyDigest } from '../../src/shared/secp256k1.js';
+import { isLowS, recoveryIdOf } from '../../src/shared/secp256k1.js';
 import { addressFromScript } from './addressFromScript.js';
 import { decodeDer } from './der.js';
 import { parsePsbt } from './parsePsbt.js';
@@ -50,7 +50,8 @@ function addedKey(p: PlannedInput, plan: SigningPlan): string {
   );
 }
 
-function checkSignature(p: PlannedInput, plan: SigningPlan, value: Uint8Array): void {
+/** Checks the signature an input gained; answers an ECDSA signature's recovery id (Schnorr: undefined). */
+function checkSignature(p: PlannedInput, plan: SigningPlan, value: Uint8Array): 0 | 1 | undefined {
   const at = `input ${p.inputIndex}`;
   if (p.scheme === 'ECDSA_SECP256K1') {
     const type = value[value.length - 1];
@@ -58,12 +59,15 @@ function checkSignature(p: PlannedInput, plan: SigningPlan, value: Uint8Array): 
     const compact = decodeDer(value.subarray(0, value.length - 1));
     if (compact === undefined) throw failed(`${at}: the signature is not strict DER (BIP-66)`);
     if (!isLowS(compact)) throw failed(`${at}: s is not in the lower half of the curve order (BIP-146)`);
-    if (!verifyDigest(p.digest, compact, plan.publicKey)) {
+    // Verified by recovering the signer's key from it: the same check as a verification, and the
+    // recovery id it yields is what the caller answers with (a DER signature does not carry it).
+    const v = recoveryIdOf(p.digest, compact, plan.publicKey);
+    if (v === undefined) {
       throw failed(
         `${at}: the ECDSA signature does not verify against the recomputed sighash and the signer's key`,
       );
     }
-    return;
+    return v;
   }
   const expectedLength = p.sighashType === 0 ? 64 : 65;
   if (value.length !== expectedLength || (expectedLength === 65 && value[64] !== p.sighashType)) {
@@ -76,6 +80,7 @@ function checkSignature(p: PlannedInput, plan: SigningPlan, value: Uint8Array): 
     ok = false;
   }
   if (!ok) throw failed(`${at}: the Schnorr signature does not verify against the tweaked output key`);
+  return undefined;
 }
 
 /**
@@ -103,6 +108,8 @@ export interface VerifiedPsbt {
   readonly plan: SigningPlan;
   /** The signed PSBT, parsed (each input's signature is where the plan says). */
   readonly signed: Psbt;
+  /** Input index → recovery id of its verified ECDSA signature. */
+  readonly recoveryIds: ReadonlyMap<number, 0 | 1>;
 }
 
 /**
@@ -133,6 +140,7 @@ export function verifyParsedPsbt(
     throw failed(`no signing plan for the expected signer (${e.message})`, e);
   }
   const byInput = new Map(plan.inputs.map((p) => [p.inputIndex, p]));
+  const recoveryIds = new Map<number, 0 | 1>();
   before.inputs.forEach((input, i) => {
     const was = asMap(input.entries);
     const now = asMap(after.inputs[i]!.entries);
@@ -152,7 +160,8 @@ export function verifyParsedPsbt(
     if (added.length !== 1 || added[0] !== allowed) {
       throw failed(`input ${i} must gain exactly its signature (0x${allowed}), gained [${added.join(', ')}]`);
     }
-    checkSignature(p, plan, now.get(allowed)!);
+    const v = checkSignature(p, plan, now.get(allowed)!);
+    if (v !== undefined) recoveryIds.set(i, v);
   });
   const first = plan.inputs[0]!;
   const pkh = hash160(plan.publicKey);
@@ -167,5 +176,6 @@ export function verifyParsedPsbt(
     signer: addressFromScript(script, network).address,
     plan,
     signed: after,
+    recoveryIds,
   };
 }

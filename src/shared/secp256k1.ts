@@ -100,6 +100,21 @@ export function verifyDigest(digest: Uint8Array, compact: Uint8Array, pubkey: Ui
   }
 }
 
+/**
+ * The recovery id (0 or 1) with which `compact` over `digest` gives back `pubkey` (33 or 65 bytes),
+ * or undefined when neither does. Defined exactly when the signature verifies for `pubkey` (low s,
+ * R.x below n): recovery computes the same s⁻¹(z·G + r·Q) a verification does, so this check both
+ * verifies and yields the parity a DER signature leaves out, in one or two recoveries.
+ */
+export function recoveryIdOf(digest: Uint8Array, compact: Uint8Array, pubkey: Uint8Array): 0 | 1 | undefined {
+  const compressed = pubkey.length === 33;
+  for (const v of [0, 1] as const) {
+    const key = recoverPublicKey(digest, compact, v, compressed);
+    if (key !== undefined && key.length === pubkey.length && Buffer.compare(key, pubkey) === 0) return v;
+  }
+  return undefined;
+}
+
 /** Ethereum (EIP-2) and Bitcoin (BIP-62/146) only accept s ≤ n/2. */
 export function isLowS(compact: Uint8Array): boolean {
   const s = BigInt(`0x${Buffer.from(compact.subarray(32, 64)).toString('hex')}`);
