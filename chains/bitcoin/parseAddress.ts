@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../../src/shared/sha256.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { invalid } from '../../src/shared/errors.js';
 import { addressFromScript } from './addressFromScript.js';

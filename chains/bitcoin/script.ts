@@ -1,6 +1,6 @@
 /** Output script templates (BIP-13/16/141/341) and the few script pushes the finalizer needs. */
 import { ripemd160 } from '@noble/hashes/legacy.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../../src/shared/sha256.js';
 import { concatBytes, equalBytes } from '../../src/shared/encoding.js';
 
 export function hash160(data: Uint8Array): Uint8Array {

@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../../src/shared/sha256.js';
 import { serializeTransaction } from './serializeTransaction.js';
 import type { BitcoinTransaction } from './types.js';
 

@@ -3,7 +3,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../../shared/sha256.js';
 import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js';
 import { base32nopad, base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { bytesToHex, concatBytes, utf8 } from '../../shared/encoding.js';
