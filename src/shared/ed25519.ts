@@ -11,7 +11,7 @@
  * platform; a missing addon fails at start-up.
  */
 import { createRequire } from 'node:module';
-import { CountersignError } from './errors.js';
+import { loadNative } from './loadNative.js';
 
 interface Sodium {
   crypto_sign_seed_keypair(pk: Uint8Array, sk: Uint8Array, seed: Uint8Array): void;
@@ -22,19 +22,10 @@ interface Sodium {
 
 const require = createRequire(import.meta.url);
 
-function load(): Sodium {
-  try {
-    return require('sodium-native') as Sodium;
-  } catch (cause) {
-    throw new CountersignError(
-      'INTERNAL',
-      'the native libsodium addon did not load (sodium-native prebuild); reinstall the dependencies',
-      { cause },
-    );
-  }
-}
-
-const sodium = load();
+const sodium = loadNative(
+  'libsodium addon (sodium-native prebuild)',
+  () => require('sodium-native') as Sodium,
+);
 
 /** True once the native addon is in use; checked in tests. */
 export const NATIVE_ED25519_LOADED: boolean = typeof sodium.crypto_sign_detached === 'function';

@@ -9,7 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { CountersignError } from './errors.js';
+import { loadNative } from './loadNative.js';
 
 interface KeccakState {
   initialize(rate: number, capacity: number): void;
@@ -20,22 +20,12 @@ interface KeccakState {
 
 const require = createRequire(import.meta.url);
 
-function load(): new () => KeccakState {
-  try {
-    const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
-    const addon = nodeGypBuild(dirname(require.resolve('keccak/package.json')));
-    if (typeof addon !== 'function') throw new Error('the addon exports no KeccakState');
-    return addon as new () => KeccakState;
-  } catch (cause) {
-    throw new CountersignError(
-      'INTERNAL',
-      'the native Keccak addon did not load (keccak package prebuild); reinstall the dependencies',
-      { cause },
-    );
-  }
-}
-
-const KeccakStateClass = load();
+const KeccakStateClass = loadNative('Keccak addon (keccak package prebuild)', () => {
+  const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+  const addon = nodeGypBuild(dirname(require.resolve('keccak/package.json')));
+  if (typeof addon !== 'function') throw new Error('the addon exports no KeccakState');
+  return addon as new () => KeccakState;
+});
 
 /** True once the native addon is in use; checked in tests. */
 export const NATIVE_KECCAK_LOADED: boolean = typeof KeccakStateClass === 'function';

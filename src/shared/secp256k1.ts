@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { CountersignError } from './errors.js';
+import { loadNative } from './loadNative.js';
 
 interface NativeSecp256k1 {
   privateKeyVerify(seckey: Uint8Array): boolean;
@@ -26,19 +26,11 @@ interface NativeSecp256k1 {
 
 const require = createRequire(import.meta.url);
 
-function load(): NativeSecp256k1 {
-  try {
-    return require('secp256k1/bindings') as NativeSecp256k1;
-  } catch (cause) {
-    throw new CountersignError(
-      'INTERNAL',
-      'the native libsecp256k1 binding did not load (secp256k1/bindings); reinstall with install scripts allowed',
-      { cause },
-    );
-  }
-}
-
-const native = load();
+const native = loadNative(
+  'libsecp256k1 binding (secp256k1/bindings)',
+  () => require('secp256k1/bindings') as NativeSecp256k1,
+  'reinstall with install scripts allowed',
+);
 
 /** True once the native addon is in use; checked at start-up and in tests. */
 export const NATIVE_SECP256K1_LOADED: boolean = typeof native.ecdsaSign === 'function';
