@@ -11,7 +11,7 @@
  * platform; a missing addon fails at start-up.
  */
 import { createRequire } from 'node:module';
-import { loadNative } from './loadNative.js';
+import { isNativeFunction, loadNative } from './loadNative.js';
 
 interface Sodium {
   crypto_sign_seed_keypair(pk: Uint8Array, sk: Uint8Array, seed: Uint8Array): void;
@@ -27,8 +27,8 @@ const sodium = loadNative(
   () => require('sodium-native') as Sodium,
 );
 
-/** True once the native addon is in use; checked in tests. */
-export const NATIVE_ED25519_LOADED: boolean = typeof sodium.crypto_sign_detached === 'function';
+/** Whether the signing function is the addon's (native code), not JavaScript; checked in tests. */
+export const NATIVE_ED25519_LOADED: boolean = isNativeFunction(sodium.crypto_sign_detached);
 
 const SEED_LENGTH = 32;
 const SIGNATURE_LENGTH = 64;
@@ -48,19 +48,6 @@ export function ed25519Sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
     sodium.sodium_memzero(secretKey);
   }
   return signature;
-}
-
-/** The Ed25519 public key of a 32-byte seed. */
-export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
-  if (seed.length !== SEED_LENGTH) throw new RangeError('an Ed25519 seed is 32 bytes');
-  const publicKey = new Uint8Array(PUBLIC_KEY_LENGTH);
-  const secretKey = new Uint8Array(SEED_LENGTH + PUBLIC_KEY_LENGTH);
-  try {
-    sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
-  } finally {
-    sodium.sodium_memzero(secretKey);
-  }
-  return publicKey;
 }
 
 /** Whether `signature` is `publicKey`'s Ed25519 signature of `message`; false for wrong lengths. */

@@ -9,7 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { loadNative } from './loadNative.js';
+import { isNativeFunction, loadNative } from './loadNative.js';
 
 interface KeccakState {
   initialize(rate: number, capacity: number): void;
@@ -27,8 +27,8 @@ const KeccakStateClass = loadNative('Keccak addon (keccak package prebuild)', ()
   return addon as new () => KeccakState;
 });
 
-/** True once the native addon is in use; checked in tests. */
-export const NATIVE_KECCAK_LOADED: boolean = typeof KeccakStateClass === 'function';
+/** Whether the state class is the addon's (native code), not JavaScript; checked in tests. */
+export const NATIVE_KECCAK_LOADED: boolean = isNativeFunction(KeccakStateClass);
 
 // Keccak-256: rate 1088 bits, capacity 512, domain bits 0x01. One state per thread, reset before
 // each use (a hash runs to completion synchronously, so it is never shared by two callers).

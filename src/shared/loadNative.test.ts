@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from './errors.js';
-import { loadNative } from './loadNative.js';
+import { isNativeFunction, loadNative } from './loadNative.js';
 
 describe('loadNative', () => {
   it('answers what the loader loaded', () => {
@@ -23,5 +23,17 @@ describe('loadNative', () => {
       'the native test addon (pkg prebuild) did not load; reinstall the dependencies',
     );
     expect((thrown as Error).cause).toBe(cause);
+  });
+
+  it('tells native functions (built-ins, addons) from JavaScript ones', () => {
+    expect(isNativeFunction(Math.max)).toBe(true);
+    expect(isNativeFunction(Buffer.prototype.copy)).toBe(false); // JavaScript inside node
+    expect(isNativeFunction(() => '[native code]')).toBe(false);
+    expect(
+      isNativeFunction(function f() {
+        return '{ [native code] }';
+      }),
+    ).toBe(false);
+    expect(isNativeFunction('function () { [native code] }')).toBe(false);
   });
 });

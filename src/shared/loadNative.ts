@@ -12,3 +12,8 @@ export function loadNative<T>(what: string, load: () => T, remedy = 'reinstall t
     throw new CountersignError('INTERNAL', `the native ${what} did not load; ${remedy}`, { cause });
   }
 }
+
+/** Whether `f` is implemented in native code (an addon's function prints as `[native code]`). */
+export function isNativeFunction(f: unknown): boolean {
+  return typeof f === 'function' && /\{\s*\[native code\]\s*\}$/.test(Function.prototype.toString.call(f));
+}

@@ -99,10 +99,17 @@ export function verifyDigest(digest: Uint8Array, compact: Uint8Array, pubkey: Ui
  * verifies and yields the parity a DER signature leaves out, in one or two recoveries.
  */
 export function recoveryIdOf(digest: Uint8Array, compact: Uint8Array, pubkey: Uint8Array): 0 | 1 | undefined {
+  // recoverPublicKey's checks, made once for both ids.
+  if (compact.length !== 64 || digest.length !== 32 || !isLowS(compact)) return undefined;
   const compressed = pubkey.length === 33;
   for (const v of [0, 1] as const) {
-    const key = recoverPublicKey(digest, compact, v, compressed);
-    if (key !== undefined && key.length === pubkey.length && Buffer.compare(key, pubkey) === 0) return v;
+    let key: Uint8Array;
+    try {
+      key = native.ecdsaRecover(compact, v, digest, compressed);
+    } catch {
+      continue;
+    }
+    if (key.length === pubkey.length && Buffer.compare(key, pubkey) === 0) return v;
   }
   return undefined;
 }

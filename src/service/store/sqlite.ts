@@ -65,7 +65,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   db.pragma('busy_timeout = 5000');
   // A batch runs each write in a savepoint; SQLite copies every page a savepoint first changes to a
   // sub-journal, which past 64 KiB spills to a temporary file (open, pwrite, unlink per batch).
-  // In memory it stays in memory; it holds only pages of the batch in flight.
+  // temp_store = MEMORY keeps it in memory; it holds only pages of the batch in flight.
   db.pragma('temp_store = MEMORY');
   migrate(db);
   // From here the WAL is synced off this thread after each commit (see the head of the file). An
