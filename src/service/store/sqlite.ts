@@ -16,7 +16,7 @@ import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { WalSync } from '../../shared/walSync.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
-import { sqliteConn } from './conn.js';
+import { sqliteConn, type Conn, type Row } from './conn.js';
 import type { Store, StoreTx, WriteOptions } from './types.js';
 import { storeParts } from './sql/parts.js';
 
@@ -84,11 +84,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const conn = sqliteConn(db);
   const parts = storeParts(conn);
-  // Reads outside a write run on their own connection: WAL gives them the last committed state,
-  // never the rows of a batch that is still open (and may yet roll back) on the writer.
+  // Reads outside a write see the last committed state, never the rows of a batch that is still
+  // open (and may yet roll back) on the writer: see readConn.
   const readDb = new Database(path, { readonly: true, fileMustExist: true });
   readDb.pragma('busy_timeout = 5000');
-  const readParts = storeParts(sqliteConn(readDb));
+  const readParts = storeParts(readConn(db, readDb));
   const tx = parts.tx;
   let queue: QueuedWrite[] = [];
   let scheduled = false;
@@ -229,6 +229,40 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
   };
   return store;
+}
+
+/**
+ * The connection reads outside a write run on. While a batch is open on the writer (between its
+ * BEGIN and COMMIT, across the microtasks of its writes) they run on the read-only connection,
+ * which WAL gives the last committed state. Otherwise they run on the writer itself, which then
+ * holds no transaction and sees exactly that state too, and whose page cache is warm: a reader
+ * connection drops its whole page cache at the start of every read after another connection has
+ * committed, which under load is every read (each one then fetches the pages on its path again,
+ * a pread apiece). A statement that could write is refused here, as the read-only connection
+ * would refuse it.
+ */
+export function readConn(writer: Database.Database, reader: Database.Database): Conn {
+  return {
+    dialect: 'sqlite',
+    prepare(sql) {
+      let onWriter: Database.Statement | undefined;
+      let onReader: Database.Statement | undefined;
+      const stmt = (): Database.Statement => {
+        if (writer.inTransaction) return (onReader ??= reader.prepare(sql));
+        if (onWriter === undefined) {
+          const st = writer.prepare(sql);
+          if (!st.readonly) throw new TypeError(`a read ran a statement that writes: ${sql.slice(0, 60)}`);
+          onWriter = st;
+        }
+        return onWriter;
+      };
+      return {
+        get: async (...a) => stmt().get(...a) as Row | undefined,
+        all: async (...a) => stmt().all(...a) as Row[],
+        run: async (...a) => ({ changes: stmt().run(...a).changes }),
+      };
+    },
+  };
 }
 
 function migrate(db: Database.Database): void {
