@@ -286,6 +286,33 @@ describe.each([
     expect(await take(a, 'r1', NOW + 9_000)).toBe(false);
   });
 
+  it('completes a reservation only for its lease holder, in one statement that ends the lease', async () => {
+    const r = activity(org);
+    await a.write(async (tx) => tx.reserveActivity(r, [], 'r1', NOW + 1_000));
+    const complete = (s: Store, owner: string) =>
+      s.write(async (tx) =>
+        tx.completeLeasedActivity(r.id, owner, {
+          status: 'ACTIVITY_STATUS_COMPLETED',
+          resultJson: '{"done":true}',
+          failureJson: null,
+          updatedAtMs: NOW + 500,
+          appProofsJson: '[]',
+        }),
+      );
+    expect(await complete(b, 'r2')).toBe(false);
+    expect((await a.getActivityLease(r.fingerprint))?.activity.status).toBe('ACTIVITY_STATUS_PENDING');
+    // Of two completions by the holder at once (one per handle), one takes effect.
+    const both = await Promise.all([complete(a, 'r1'), complete(b, 'r1')]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    const done = await b.getActivityLease(r.fingerprint);
+    expect(done?.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(done?.activity.resultJson).toBe('{"done":true}');
+    expect(done?.activity.appProofsJson).toBe('[]');
+    expect(done?.leaseOwner).toBeNull();
+    expect(done?.leaseExpiresAtMs).toBeNull();
+    expect(await complete(a, 'r1')).toBe(false);
+  });
+
   it('abandons a reservation only for its lease holder, removing its votes', async () => {
     const r = activity(org);
     const vote = {

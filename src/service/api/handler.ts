@@ -23,7 +23,7 @@ import { ACTIVITIES } from '../activities/registry.js';
 import { activityPrologue } from '../activities/prologue.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
-import { activityResponse, userJson } from './envelope.js';
+import { activityResponse, activityResponseJson, userJson } from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import {
@@ -252,14 +252,14 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   }
 
   /** The answer to an activity just recorded, from what was written (its one vote), not re-read. */
+  /** The answer to the activity just written, `a` (its JSON columns made here by JSON.stringify). */
   async function respondWritten(
     a: ActivityRecord,
     vote: VoteRecord,
     voter: UserRecord,
-    written: { intent: unknown; result: unknown },
   ): Promise<TransportResponse> {
     const user = userJson(voter, await store.listApiKeys(voter.id));
-    return json(200, activityResponse(a, [{ vote, user }], written));
+    return { status: 200, body: Buffer.from(activityResponseJson(a, [{ vote, user }])) };
   }
 
   async function submit(
@@ -529,7 +529,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         if (!recorded) return undefined;
         if (queued > 0) webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
-        return respondWritten(record, vote, caller.user, { intent: params, result: undefined });
+        return respondWritten(record, vote, caller.user);
       }
       case 'OUTCOME_ALLOW':
         break;
@@ -589,18 +589,18 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     try {
       completed = await inSpan('store.write', () =>
         store.write(async (tx) => {
-          // The row is held until the commit: the lease is still ours, and nobody else completes it.
-          const held = await tx.lockActivity(activityId);
-          if (held === undefined || held.activity.status !== RESERVED || held.leaseOwner !== replicaId)
-            return false;
-          await outcome.write?.(tx);
-          await tx.updateActivity(activityId, RESERVED, {
+          // Completed only while the lease is still ours (one statement checks and changes it; the
+          // row is then held until the commit), so nobody else completes it; the activity's own
+          // writes follow in the same transaction, and go with it if any fails.
+          const held = await tx.completeLeasedActivity(activityId, replicaId, {
             status: record.status,
             resultJson: record.resultJson,
             failureJson: null,
             updatedAtMs: nowMs,
             ...(appProofs === null ? {} : { appProofsJson: appProofs }),
           });
+          if (!held) return false;
+          await outcome.write?.(tx);
           queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
           return true;
         }),
@@ -618,7 +618,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
-    return respondWritten(record, vote, caller.user, { intent: params, result: outcome.result });
+    return respondWritten(record, vote, caller.user);
   }
 
   async function query(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {

@@ -31,6 +31,7 @@ const UNCACHED_WRITES: ReadonlySet<string> = new Set([
   'leaseActivity',
   'releaseActivityLease',
   'lockActivity',
+  'completeLeasedActivity',
   'abandonActivity',
   'expireActivityLeases',
   'claimPendingSendTransactions',

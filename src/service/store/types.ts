@@ -1136,6 +1136,12 @@ export interface StoreTx {
    */
   lockActivity(id: string): Promise<ActivityLease | undefined>;
   /**
+   * Moves a PENDING activity on whose lease `owner` still holds, ending the lease: one statement
+   * that checks and changes (the row stays locked until the commit where the engine has row
+   * locks). False, changing nothing, if the activity is no longer PENDING or another owner took it.
+   */
+  completeLeasedActivity(id: string, owner: string, update: ActivityUpdate): Promise<boolean>;
+  /**
    * Removes a PENDING reservation `owner` still holds (its votes and policy evaluations with it):
    * what it reserved failed before anything was signed, so a retry starts afresh. False if the
    * lease was lost.

@@ -20,6 +20,7 @@ export function replicaParts(db: Conn): {
     | 'leaseActivity'
     | 'releaseActivityLease'
     | 'lockActivity'
+    | 'completeLeasedActivity'
     | 'abandonActivity'
     | 'expireActivityLeases'
     | 'claimPendingSendTransactions'
@@ -44,6 +45,11 @@ export function replicaParts(db: Conn): {
       'UPDATE activities SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND lease_owner = ?',
     ),
     lock: p(`SELECT * FROM activities WHERE id = ?${pg ? ' FOR UPDATE' : ''}`),
+    complete: p(
+      `UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?,
+         app_proofs_json = COALESCE(?, app_proofs_json), lease_owner = NULL, lease_expires_at_ms = NULL
+       WHERE id = ? AND status = 'ACTIVITY_STATUS_PENDING' AND lease_owner = ?`,
+    ),
     byFp: p('SELECT * FROM activities WHERE fingerprint = ?'),
     owned: p(
       "SELECT id FROM activities WHERE id = ? AND lease_owner = ? AND status = 'ACTIVITY_STATUS_PENDING'",
@@ -100,6 +106,18 @@ export function replicaParts(db: Conn): {
         const r = await s.lock.get(id);
         return r && toLease(r);
       },
+      completeLeasedActivity: async (id, owner, u) =>
+        (
+          await s.complete.run(
+            u.status,
+            u.resultJson,
+            u.failureJson,
+            u.updatedAtMs,
+            u.appProofsJson ?? null,
+            id,
+            owner,
+          )
+        ).changes === 1,
       abandonActivity: async (id, owner) => {
         if ((await s.owned.get(id, owner)) === undefined) return false;
         await s.delEvaluations.run(id);
