@@ -229,7 +229,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     handler: (ctx: DaemonContext, call: CallContext, req: Req) => Promise<Res>,
   ): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
-      const callLog = log.child({ rpc: method, requestId: randomUUID() });
+      const requestId = randomUUID();
       let admitted: { name: string; ctx: DaemonContext };
       try {
         admitted = admit(call, method);
@@ -241,11 +241,14 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
             `more than ${maxPerCaller} calls in flight for this caller; retry with backoff`,
           );
       } catch (e) {
-        callback(toServiceError(e, callLog));
+        callback(toServiceError(e, log.child({ rpc: method, requestId })));
         return;
       }
       const { name, ctx } = admitted;
-      const boundLog = name === '' ? callLog : callLog.child({ caller: name });
+      // One child logger per call (pino redacts a child's bindings as it makes it).
+      const boundLog = log.child(
+        name === '' ? { rpc: method, requestId } : { rpc: method, requestId, caller: name },
+      );
       inFlight++;
       bump(perCaller, name, 1);
       const started = process.hrtime.bigint();
