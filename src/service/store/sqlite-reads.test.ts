@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { allowPolicy } from '../../../test/helpers/records.js';
-import { openSqliteStore, readConn } from './sqlite.js';
-import type { Store } from './types.js';
-
-const NOW = 1_700_000_000_000;
+import { readConn } from './sqlite.js';
 
 describe('SQLite reads outside a write', () => {
   let dir: string;
@@ -51,44 +46,5 @@ describe('SQLite reads outside a write', () => {
     expect(writer.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 1 });
     writer.close();
     reader.close();
-  });
-
-  describe('through the store', () => {
-    let store: Store;
-    let org: string;
-    beforeEach(async () => {
-      store = openSqliteStore(join(dir, 'service.db'));
-      org = randomUUID();
-      await store.write(async (tx) => {
-        await tx.insertOrganization({
-          id: org,
-          name: 'o',
-          parentId: null,
-          rootQuorumThreshold: 1,
-          createdAtMs: NOW,
-        });
-      });
-    });
-    afterEach(() => store.close());
-
-    it('a read made while a batch is open does not see its rows; once it commits, a read does', async () => {
-      let during: unknown[] = ['not read'];
-      await store.write(async (tx) => {
-        await tx.insertPolicy(allowPolicy(org, 'p1', NOW));
-        during = await store.listPolicies(org);
-      });
-      expect(during).toEqual([]);
-      expect((await store.listPolicies(org)).map((p) => p.name)).toEqual(['p1']);
-    });
-
-    it('a batch that rolls a write back leaves nothing a later read (on the writer) could see', async () => {
-      await store
-        .write(async (tx) => {
-          await tx.insertPolicy(allowPolicy(org, 'gone', NOW));
-          throw new Error('refused');
-        })
-        .catch(() => undefined);
-      expect(await store.listPolicies(org)).toEqual([]);
-    });
   });
 });

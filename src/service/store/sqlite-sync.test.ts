@@ -113,4 +113,24 @@ describe('SQLite durability off the JavaScript thread', () => {
     expect(names).toContain('kept');
     expect(names).not.toContain('half');
   });
+
+  it('a read made while a batch is open does not see its rows; once it commits, a read does', async () => {
+    let during: unknown[] = ['not read'];
+    await store.write(async (tx) => {
+      await tx.insertPolicy(policy(org, 'p1'));
+      during = await store.listPolicies(org);
+    });
+    expect(during).toEqual([]);
+    expect((await store.listPolicies(org)).map((p) => p.name)).toEqual(['p1']);
+  });
+
+  it('a batch that rolls a write back leaves nothing a later read (on the writer) could see', async () => {
+    await store
+      .write(async (tx) => {
+        await tx.insertPolicy(policy(org, 'gone'));
+        throw new Error('refused');
+      })
+      .catch(() => undefined);
+    expect(await store.listPolicies(org)).toEqual([]);
+  });
 });

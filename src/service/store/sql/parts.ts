@@ -1,7 +1,9 @@
 import { inJsonList, str, num, bytes, b, type Conn, type Row } from '../conn.js';
 import {
   activityValues,
+  activityUpdateValues,
   ACTIVITY_INSERT_COLUMNS,
+  ACTIVITY_UPDATE_SET,
   INSERT_VOTE_SQL,
   voteValues,
   toOrg,
@@ -73,10 +75,7 @@ export function storeParts(db: Conn): {
     ),
     insVote: q(INSERT_VOTE_SQL),
     // app_proofs_json is kept unless the update brings proofs; a move ends any lease on the row.
-    updActivity: q(
-      `UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json),
-         lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND status = ?`,
-    ),
+    updActivity: q(`UPDATE activities SET ${ACTIVITY_UPDATE_SET} WHERE id = ? AND status = ?`),
     insPolicy: q(
       `INSERT INTO policies (id, organization_id, name, effect, condition_src, consensus_src, time_src, notes, created_at_ms, updated_at_ms)
        VALUES (?,?,?,?,?,?,?,?,?,?)`,
@@ -282,17 +281,7 @@ export function storeParts(db: Conn): {
     },
     insertVote: async (v) => await insertVote(v),
     updateActivity: async (id, expected, u) =>
-      (
-        await s.updActivity.run(
-          u.status,
-          u.resultJson,
-          u.failureJson,
-          u.updatedAtMs,
-          u.appProofsJson ?? null,
-          id,
-          expected,
-        )
-      ).changes === 1,
+      (await s.updActivity.run(...activityUpdateValues(u), id, expected)).changes === 1,
     insertPolicy: async (r) => {
       await s.insPolicy.run(
         r.id,

@@ -1,5 +1,6 @@
 import { str, num, bytes, nstr, type Row } from '../conn.js';
 import {
+  type ActivityUpdate,
   type ActivityRecord,
   type ActivityStatus,
   type ApiKeyCurve,
@@ -48,6 +49,14 @@ export function activityValues(r: ActivityRecord): unknown[] {
     r.updatedAtMs,
     r.appProofsJson ?? null,
   ];
+}
+
+/** An activity's update moves these columns, in this order (activityUpdateValues gives the values). */
+export const ACTIVITY_UPDATE_SET =
+  'status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?, app_proofs_json = COALESCE(?, app_proofs_json), lease_owner = NULL, lease_expires_at_ms = NULL';
+
+export function activityUpdateValues(u: ActivityUpdate): unknown[] {
+  return [u.status, u.resultJson, u.failureJson, u.updatedAtMs, u.appProofsJson ?? null];
 }
 
 export const INSERT_VOTE_SQL =

@@ -1,6 +1,8 @@
 import { inJsonList, nnum, nstr, type Conn, type Row } from '../conn.js';
 import {
   activityValues,
+  activityUpdateValues,
+  ACTIVITY_UPDATE_SET,
   ACTIVITY_INSERT_COLUMNS,
   INSERT_VOTE_SQL,
   toActivity,
@@ -46,9 +48,7 @@ export function replicaParts(db: Conn): {
     ),
     lock: p(`SELECT * FROM activities WHERE id = ?${pg ? ' FOR UPDATE' : ''}`),
     complete: p(
-      `UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_at_ms = ?,
-         app_proofs_json = COALESCE(?, app_proofs_json), lease_owner = NULL, lease_expires_at_ms = NULL
-       WHERE id = ? AND status = 'ACTIVITY_STATUS_PENDING' AND lease_owner = ?`,
+      `UPDATE activities SET ${ACTIVITY_UPDATE_SET} WHERE id = ? AND status = 'ACTIVITY_STATUS_PENDING' AND lease_owner = ?`,
     ),
     byFp: p('SELECT * FROM activities WHERE fingerprint = ?'),
     owned: p(
@@ -107,17 +107,7 @@ export function replicaParts(db: Conn): {
         return r && toLease(r);
       },
       completeLeasedActivity: async (id, owner, u) =>
-        (
-          await s.complete.run(
-            u.status,
-            u.resultJson,
-            u.failureJson,
-            u.updatedAtMs,
-            u.appProofsJson ?? null,
-            id,
-            owner,
-          )
-        ).changes === 1,
+        (await s.complete.run(...activityUpdateValues(u), id, owner)).changes === 1,
       abandonActivity: async (id, owner) => {
         if ((await s.owned.get(id, owner)) === undefined) return false;
         await s.delEvaluations.run(id);
