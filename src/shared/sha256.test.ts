@@ -1,8 +1,7 @@
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
+import { bytesToHex as hex } from './encoding.js';
 import { sha256 } from './sha256.js';
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 describe('sha256', () => {
   it('answers the FIPS 180-2 vectors', () => {

@@ -251,8 +251,10 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     return answer;
   }
 
-  /** The answer to an activity just recorded, from what was written (its one vote), not re-read. */
-  /** The answer to the activity just written, `a` (its JSON columns made here by JSON.stringify). */
+  /**
+   * The answer to an activity just recorded, from what was written (its one vote), not re-read: `a`'s
+   * JSON columns were made here by JSON.stringify.
+   */
   async function respondWritten(
     a: ActivityRecord,
     vote: VoteRecord,

@@ -49,13 +49,15 @@ export const bool = (v: unknown): boolean => Number(v) === 1;
 /** Booleans are stored as 0/1 integers on both engines. */
 export const b = (v: boolean): number => (v ? 1 : 0);
 
-/** A connection over one better-sqlite3 database; statements are prepared once, on first use. */
-export function sqliteConn(db: Database.Database): Conn {
+/**
+ * A SQLite connection whose statements come from `statementOf(sql)`: a function that answers the
+ * better-sqlite3 statement to run each time (prepared once, on first use).
+ */
+export function sqliteConnOf(statementOf: (sql: string) => () => Database.Statement): Conn {
   return {
     dialect: 'sqlite',
     prepare(sql) {
-      let st: Database.Statement | undefined;
-      const stmt = (): Database.Statement => (st ??= db.prepare(sql));
+      const stmt = statementOf(sql);
       return {
         get: async (...a) => stmt().get(...a) as Row | undefined,
         all: async (...a) => stmt().all(...a) as Row[],
@@ -63,4 +65,12 @@ export function sqliteConn(db: Database.Database): Conn {
       };
     },
   };
+}
+
+/** A connection over one better-sqlite3 database; statements are prepared once, on first use. */
+export function sqliteConn(db: Database.Database): Conn {
+  return sqliteConnOf((sql) => {
+    let st: Database.Statement | undefined;
+    return () => (st ??= db.prepare(sql));
+  });
 }

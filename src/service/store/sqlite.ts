@@ -16,7 +16,7 @@ import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { WalSync } from '../../shared/walSync.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
-import { sqliteConn, type Conn, type Row } from './conn.js';
+import { sqliteConn, sqliteConnOf, type Conn } from './conn.js';
 import type { Store, StoreTx, WriteOptions } from './types.js';
 import { storeParts } from './sql/parts.js';
 
@@ -244,27 +244,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
  * would refuse it.
  */
 export function readConn(writer: Database.Database, reader: Database.Database): Conn {
-  return {
-    dialect: 'sqlite',
-    prepare(sql) {
-      let onWriter: Database.Statement | undefined;
-      let onReader: Database.Statement | undefined;
-      const stmt = (): Database.Statement => {
-        if (writer.inTransaction) return (onReader ??= reader.prepare(sql));
-        if (onWriter === undefined) {
-          const st = writer.prepare(sql);
-          if (!st.readonly) throw new TypeError(`a read ran a statement that writes: ${sql.slice(0, 60)}`);
-          onWriter = st;
-        }
-        return onWriter;
-      };
-      return {
-        get: async (...a) => stmt().get(...a) as Row | undefined,
-        all: async (...a) => stmt().all(...a) as Row[],
-        run: async (...a) => ({ changes: stmt().run(...a).changes }),
-      };
-    },
-  };
+  return sqliteConnOf((sql) => {
+    let onWriter: Database.Statement | undefined;
+    let onReader: Database.Statement | undefined;
+    return () => {
+      if (writer.inTransaction) return (onReader ??= reader.prepare(sql));
+      if (onWriter === undefined) {
+        const st = writer.prepare(sql);
+        if (!st.readonly) throw new TypeError(`a read ran a statement that writes: ${sql.slice(0, 60)}`);
+        onWriter = st;
+      }
+      return onWriter;
+    };
+  });
 }
 
 function migrate(db: Database.Database): void {
