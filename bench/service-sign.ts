@@ -6,7 +6,7 @@
  *
  * The real embedded service (SQLite, the WAL synced as in `serve`, the daemon signer's non-root
  * identity with its policy) answers BENCH_CALLS distinct stamped requests per round, BENCH_IN_FLIGHT
- * (default 64) at a time, for BENCH_ROUNDS rounds. The requests (bodies and P-256 stamps) are built
+ * (default 64) at a time, for BENCH_ROUNDS rounds, after BENCH_WARMUP_CALLS (default 3,000) unmeasured. The requests (bodies and P-256 stamps) are built
  * before each round starts, so the figures are the service's alone: the stamp check, the
  * fingerprint, the policy gate, the reservation, the key's decryption, signing, the completion and
  * the answer's JSON. Printed per round: CPU time per call of the whole process (the stamp check
@@ -139,7 +139,7 @@ try {
     };
   };
 
-  await run(3_000); // warm-up: JIT, the page cache
+  await run(Number(process.env.BENCH_WARMUP_CALLS ?? 3_000)); // warm-up: JIT, the page cache
   statementTimes.clear();
   for (let r = 0; r < ROUNDS; r++) {
     const x = await run(CALLS);
