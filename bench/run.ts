@@ -7,9 +7,10 @@
  * Every call signs a different transaction (its own nonce), so nothing is answered from the
  * service's idempotency cache. Each line's request bodies are built before its measured run (the
  * number its own warm-up's rate calls for), so the load generator, which shares the two cores with
- * the server, spends the run on the calls alone. Then eth_send_transaction through gRPC SendEthTransaction against a
- * real anvil (`serve --chain-rpc`): acknowledgements (nonce allocated, signed, recorded) per second,
- * and how many of them the service then reports INCLUDED, followed with WatchSendTransaction.
+ * the server, spends the run on the calls alone. Then eth_send_transaction through gRPC
+ * SendEthTransaction against a real anvil (`serve --chain-rpc`): acknowledgements (nonce allocated,
+ * signed, recorded) per second, and how many of them the service then reports INCLUDED, followed
+ * with WatchSendTransaction.
  *
  * Prints throughput, p50/p99 latency and CPU per call: for the gRPC lines the server process's CPU
  * time (every thread: the daemon's main thread, the service thread, libuv and V8 helpers) ÷ calls,
