@@ -6,10 +6,10 @@
  *
  * The real embedded service (SQLite, the WAL synced as in `serve`, the daemon signer's non-root
  * identity with its policy) answers BENCH_CALLS distinct stamped requests per round, BENCH_IN_FLIGHT
- * (default 64) at a time, for BENCH_ROUNDS rounds, after BENCH_WARMUP_CALLS (default 3,000) unmeasured. The requests (bodies and P-256 stamps) are built
- * before each round starts, so the figures are the service's alone: the stamp check, the
- * fingerprint, the policy gate, the reservation, the key's decryption, signing, the completion and
- * the answer's JSON. Printed per round: CPU time per call of the whole process (the stamp check
+ * (default 64) at a time, for BENCH_ROUNDS rounds, after BENCH_WARMUP_CALLS (default 3,000)
+ * unmeasured. The requests (bodies and P-256 stamps) are built before each round starts, so the
+ * figures are the service's alone: the stamp check, the fingerprint, the policy gate, the
+ * reservation, the key's decryption, signing, the completion and the answer's JSON. Printed per round: CPU time per call of the whole process (the stamp check
  * runs on libuv's pool, the WAL's fdatasync too) and of the service thread alone (this process's
  * main thread here).
  *
