@@ -32,7 +32,7 @@
  * in the baseline tier at several times the cost, so without it the first lines measured compilation
  * as much as signing. BENCH_WARMUP_SECONDS=0 measures the way stops before the 25th did.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,7 @@ import { LOADER_OPTIONS, loadSignerProto, type SendTransactionStatus } from '../
 import { startAnvil } from '../test/helpers/anvil.js';
 import { startServe } from '../test/helpers/serve.js';
 import { runLoad, type LoadShape } from './load.js';
+import { processCpu } from './proc-cpu.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
@@ -60,34 +61,6 @@ const SERVE_OPTIONS = {
 };
 /** Whether the line named `label` is selected by BENCH_LINE (case-insensitive substring). */
 const selected = (label: string) => LINE === undefined || label.toLowerCase().includes(LINE.toLowerCase());
-
-/** CPU time of one thread (utime + stime, µs) from /proc/<pid>/task/<tid>/stat. */
-function threadCpuUs(pid: number, tid: string): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at the closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-    return (ticks * 1e6) / CLOCK_TICKS;
-  } catch {
-    return 0; // a thread that ended between the listing and the read
-  }
-}
-/** USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)). */
-const CLOCK_TICKS = 100;
-
-/** CPU time per thread of a process (µs), keyed by thread id; empty where /proc is absent. */
-function processCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tids) out.set(tid, threadCpuUs(pid, tid));
-  return out;
-}
 
 interface ServerCpu {
   /** µs of the whole process. */
@@ -394,8 +367,9 @@ async function measureGrpcJsSequential(
     return { latencies, sent, failed };
   };
   try {
-    const warm = await run(2, () => request(nonce++)); // warm-up
-    const body = prebuilt(request, (warm.sent / 2) * (DURATION_S + 1));
+    const warmS = 2;
+    const warm = await run(warmS, () => request(nonce++)); // warm-up
+    const body = prebuilt(request, (warm.sent / warmS) * (DURATION_S + 1));
     await run(1, body);
     const server0 = processCpu(server.pid);
     const cpu0 = process.cpuUsage();

@@ -9,7 +9,8 @@
  * (default 64) at a time, for BENCH_ROUNDS rounds, after BENCH_WARMUP_CALLS (default 3,000)
  * unmeasured. The requests (bodies and P-256 stamps) are built before each round starts, so the
  * figures are the service's alone: the stamp check, the fingerprint, the policy gate, the
- * reservation, the key's decryption, signing, the completion and the answer's JSON. Printed per round: CPU time per call of the whole process (the stamp check
+ * reservation, the key's decryption, signing, the completion and the answer's JSON. An answer that
+ * does not carry a signed transaction stops the bench with an error. Printed per round: CPU time per call of the whole process (the stamp check
  * runs on libuv's pool, the WAL's fdatasync too) and of the service thread alone (this process's
  * main thread here).
  *
@@ -18,7 +19,7 @@
  * goes. The wrapping costs a little itself, so compare the CPU figures of runs without it.
  * Not a test: nothing here asserts a time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,11 +29,14 @@ import { PublicApiClient } from '../src/client/client.js';
 import { ApiKeyStamper } from '../src/client/stamper.js';
 import { openEmbeddedService } from '../src/service/embedded.js';
 import type { TransportRequest } from '../src/shared/request-handler.js';
+import { threadCpuUs } from './proc-cpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+/** In every answer that signed: the completed activity's result (a byte search, not a parse). */
+const SIGNED = '"signTransactionResult":{"signedTransaction":"';
 
 /** SQL text → [executions, ns]; filled only with BENCH_STATEMENTS=1. */
 const statementTimes = new Map<string, [number, number]>();
@@ -57,16 +61,8 @@ if (STATEMENTS) {
   }
 }
 
-/** CPU time (µs) of this process's main thread, from /proc (0 where there is none). */
-function mainThreadCpuUs(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime + stime, USER_HZ 100
-  } catch {
-    return 0;
-  }
-}
+/** CPU time (µs) of this process's main thread (the service thread here). */
+const mainThreadCpuUs = (): number => threadCpuUs(process.pid, String(process.pid));
 
 const dataDir = mkdtempSync(join(tmpdir(), 'countersign-bench-service-'));
 const service = await openEmbeddedService({
@@ -125,8 +121,9 @@ try {
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < requests.length) {
           const res = await service.handler(requests[next++] as TransportRequest);
-          if (res.status !== 200) {
-            throw new Error(`HTTP ${res.status}: ${Buffer.from(res.body).toString('utf8')}`);
+          const answer = Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength);
+          if (res.status !== 200 || !answer.includes(SIGNED)) {
+            throw new Error(`not signed: HTTP ${res.status}: ${answer.toString('utf8')}`);
           }
         }
       }),

@@ -1,8 +1,9 @@
 /**
  * The one-process benchmarks (bench/daemon-sign.ts, bench/service-sign.ts) still run against the
- * code as it is: a few calls each, through the real embedded service. They throw on any answer
- * that is not a signed, verified transaction, so a run that exits 0 and prints its figures means
- * every call was signed. Nothing here reads the figures themselves (no timing is asserted).
+ * code as it is: a few calls each, through the real embedded service. daemon-sign throws on a
+ * transaction that does not verify for the expected signer, service-sign on an answer that carries
+ * no signed transaction, so a run that exits 0 and prints its figures means every call was signed.
+ * Nothing here reads the figures themselves (no timing is asserted).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
