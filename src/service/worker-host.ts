@@ -39,6 +39,8 @@ export interface SupervisionOptions {
   readonly onFatal?: (err: Error) => void;
   /** Failed starts in a row before giving up (default 5). */
   readonly maxRestarts?: number;
+  /** How long close() lets the thread exit by itself once its service has closed (default 5 s). */
+  readonly exitGraceMs?: number;
   /** Test seam: sees each thread as it starts (a test terminates one to prove the supervision). */
   readonly onSpawn?: (worker: Worker) => void;
 }
@@ -122,6 +124,7 @@ export async function startServiceWorker(
 ): Promise<ServiceWorker> {
   const log = supervision.logger?.child({ module: 'service-supervisor' });
   const maxRestarts = supervision.maxRestarts ?? 5;
+  const exitGraceMs = supervision.exitGraceMs ?? 5_000;
   const first = await spawnThread(data, supervision.onSpawn);
   let current: Thread | undefined = first.thread;
   let closing = false;
@@ -210,14 +213,28 @@ export async function startServiceWorker(
       const thread = current;
       if (thread === undefined) return;
       while (thread.pending.size > 0) await new Promise((r) => setTimeout(r, 10));
+      const exited = new Promise<void>((done) => thread.worker.once('exit', () => done()));
       await new Promise<void>((done) => {
         thread.worker.on('message', (m: WorkerMessage) => {
           if (m.kind === 'closed') done();
         });
-        thread.worker.once('exit', () => done());
+        void exited.then(done);
         thread.worker.postMessage({ kind: 'close' } satisfies HostMessage);
       });
-      await thread.worker.terminate();
+      // With its service closed, nothing keeps the thread's loop alive and it exits by itself.
+      // Terminating it at once could land inside a native addon's call (secp256k1, keccak are
+      // node-addon-api addons), which aborts the whole process: only a thread that outstays the
+      // grace is terminated.
+      let timer: NodeJS.Timeout | undefined;
+      const outstayed = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), exitGraceMs))),
+      ]);
+      clearTimeout(timer);
+      if (outstayed) {
+        log?.warn({ graceMs: exitGraceMs }, 'service worker did not exit after closing; terminating it');
+        await thread.worker.terminate();
+      }
     },
   };
 }

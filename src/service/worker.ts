@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { openEmbeddedService } from './embedded.js';
-import { stallPoint } from '../observability/failpoints.js';
+import { lingerPoint, stallPoint } from '../observability/failpoints.js';
 import { metricsJson, serviceMetrics, setServiceName } from '../observability/metrics.js';
 import { startTracing } from '../observability/tracing.js';
 import type { HostMessage, ServiceWorkerData, WorkerMessage } from './worker-protocol.js';
@@ -83,6 +83,7 @@ try {
             if (flushed === false) logger.warn('tracing: the collector did not take the last spans');
             post({ kind: 'closed' });
             port.close();
+            lingerPoint('linger-after-close'); // --- operability --- (tests only: see failpoints.ts)
           });
         return;
     }
