@@ -56,6 +56,24 @@ describe('parseTronAddress', () => {
     }
   });
 
+  it('answers repeated addresses from its memo with fresh bytes, both ways', () => {
+    const first = parseTronAddress(SIGNER, 'a');
+    first.fill(0); // a caller that changes its copy does not change the next answer
+    expect(toHex(parseTronAddress(SIGNER, 'a'))).toBe(SIGNER_HEX);
+    // A view into a larger buffer encodes by its own 21 bytes (a memo keyed on the whole buffer would not).
+    const framed = new Uint8Array(30);
+    framed.set(Buffer.from(SIGNER_HEX, 'hex'), 5);
+    expect(encodeTronAddress(framed.subarray(5, 26))).toBe(SIGNER);
+    expect(encodeTronAddress(framed.subarray(5, 26))).toBe(SIGNER);
+    framed[25] = (framed[25] ?? 0) ^ 1;
+    expect(encodeTronAddress(framed.subarray(5, 26))).toBe(
+      TronWeb.address.fromHex(toHex(framed.subarray(5, 26))),
+    );
+    // The same text with one character changed is decoded (and refused) on its own.
+    const wrong = `${SIGNER.slice(0, -1)}${SIGNER.endsWith('a') ? 'b' : 'a'}`;
+    expect(() => parseTronAddress(wrong, 'a')).toThrow('a: has a wrong base58check checksum');
+  });
+
   it('encodeTronAddress refuses bytes that are not 0x41 ‖ 20 bytes', () => {
     expect(() => encodeTronAddress(new Uint8Array(21))).toThrow('must be 21 bytes starting with 0x41');
     expect(() => encodeTronAddress(Uint8Array.of(0x41))).toThrow('must be 21 bytes starting with 0x41');
