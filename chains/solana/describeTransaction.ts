@@ -1,5 +1,6 @@
 import { base58 } from '@scure/base';
 import { bytesToHex } from '../../src/shared/encoding.js';
+import { encodePublicKey } from './publicKey.js';
 import type { SolanaTransaction } from './types.js';
 
 /** How policy facts show an account loaded from an address lookup table (its key is not in the message). */
@@ -68,7 +69,7 @@ function resolveAccounts(tx: SolanaTransaction): ResolvedAccount[] {
   const required = header.numRequiredSignatures;
   const out: ResolvedAccount[] = keys.map((key, i) => ({
     facts: {
-      account_key: base58.encode(key),
+      account_key: encodePublicKey(key),
       signer: i < required,
       writable:
         i < required
@@ -108,7 +109,7 @@ export function describeTransaction(tx: SolanaTransaction): SolanaTransactionFac
   const msg = tx.message;
   const accounts = resolveAccounts(tx);
   const keyAt = (i: number): string => (accounts[i] as ResolvedAccount).facts.account_key;
-  const lookupKeys = msg.addressTableLookups.map((l) => base58.encode(l.accountKey));
+  const lookupKeys = msg.addressTableLookups.map((l) => encodePublicKey(l.accountKey));
 
   const programKeys: string[] = [];
   const transfers: SolanaTransferFacts[] = [];
@@ -142,7 +143,7 @@ export function describeTransaction(tx: SolanaTransaction): SolanaTransactionFac
   });
 
   return {
-    account_keys: msg.staticAccountKeys.map((k) => base58.encode(k)),
+    account_keys: msg.staticAccountKeys.map((k) => encodePublicKey(k)),
     program_keys: programKeys,
     instructions,
     transfers,

@@ -1,9 +1,18 @@
 import { base58 } from '@scure/base';
+import { BoundedMemo } from '../../src/shared/boundedMemo.js';
 import { invalid } from '../../src/shared/errors.js';
 import { PUBLIC_KEY_LENGTH } from './types.js';
 
+// A request names the same few keys several times (fee payer, signer, program ids), and base58
+// converts in quadratic time: keys that decoded (canonical, 32 bytes) are remembered by their
+// text, and handed out as copies; encodings by the key's hex. Public data only.
+const DECODED = new BoundedMemo<string, Uint8Array>(1024);
+const ENCODED = new BoundedMemo<string, string>(1024);
+
 /** Decodes a base58 public key (or blockhash) into exactly 32 bytes; names `field` when it is not one. */
 export function parsePublicKey(value: string, field: string, what = 'public key'): Uint8Array {
+  const known = DECODED.get(value);
+  if (known !== undefined) return known.slice();
   if (value === '') throw invalid(field, `is required (a base58 ${what})`, 'FIELD_MISSING');
   let bytes: Uint8Array;
   try {
@@ -16,10 +25,16 @@ export function parsePublicKey(value: string, field: string, what = 'public key'
   }
   // base58 has one spelling per byte string; insist on it so equal keys compare equal as strings.
   if (base58.encode(bytes) !== value) throw invalid(field, 'is not in canonical base58');
+  DECODED.set(value, bytes.slice());
   return bytes;
 }
 
 /** base58 of a 32-byte key. */
 export function encodePublicKey(bytes: Uint8Array): string {
-  return base58.encode(bytes);
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  const known = ENCODED.get(hex);
+  if (known !== undefined) return known;
+  const encoded = base58.encode(bytes);
+  ENCODED.set(hex, encoded);
+  return encoded;
 }

@@ -3,6 +3,7 @@ import { equalBytes } from '../../src/shared/encoding.js';
 import { CountersignError, isCountersignError } from '../../src/shared/errors.js';
 import { verifyEd25519 } from './ed25519.js';
 import { parseWireTransaction } from './parseWireTransaction.js';
+import { encodePublicKey } from './publicKey.js';
 import { PUBLIC_KEY_LENGTH, type SolanaTransaction } from './types.js';
 
 function failed(reason: string, cause?: unknown): CountersignError {
@@ -79,14 +80,14 @@ export function verifySignedTransaction(
       throw failed(`signature slot ${i}, another signer's, differs from the unsigned transaction`);
     }
     if (sig.every((b) => b === 0))
-      missingSigners.push(base58.encode(s.message.staticAccountKeys[i] as Uint8Array));
+      missingSigners.push(encodePublicKey(s.message.staticAccountKeys[i] as Uint8Array));
   }
   if (!verifyEd25519(s.signatures[slot] as Uint8Array, s.messageBytes, signerKey)) {
     throw failed(`the signature in slot ${slot} does not verify for ${expectedSigner}`);
   }
   return {
     hash: (s.signatures[0] as Uint8Array).slice(),
-    signer: base58.encode(signerKey),
+    signer: encodePublicKey(signerKey),
     signerIndex: slot,
     signature: (s.signatures[slot] as Uint8Array).slice(),
     missingSigners,
