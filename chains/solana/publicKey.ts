@@ -1,5 +1,6 @@
 import { base58 } from '@scure/base';
 import { BoundedMemo } from '../../src/shared/boundedMemo.js';
+import { bytesToHex } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
 import { PUBLIC_KEY_LENGTH } from './types.js';
 
@@ -31,10 +32,5 @@ export function parsePublicKey(value: string, field: string, what = 'public key'
 
 /** base58 of a 32-byte key. */
 export function encodePublicKey(bytes: Uint8Array): string {
-  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-  const known = ENCODED.get(hex);
-  if (known !== undefined) return known;
-  const encoded = base58.encode(bytes);
-  ENCODED.set(hex, encoded);
-  return encoded;
+  return ENCODED.through(bytesToHex(bytes), () => base58.encode(bytes));
 }

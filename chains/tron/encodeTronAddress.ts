@@ -1,4 +1,5 @@
 import { BoundedMemo } from '../../src/shared/boundedMemo.js';
+import { bytesToHex } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
 import { base58check } from './base58.js';
 import { TRON_ADDRESS_LENGTH, TRON_ADDRESS_PREFIX } from './types.js';
@@ -12,10 +13,5 @@ export function encodeTronAddress(address: Uint8Array): string {
   if (address.length !== TRON_ADDRESS_LENGTH || address[0] !== TRON_ADDRESS_PREFIX) {
     throw invalid('address', 'must be 21 bytes starting with 0x41');
   }
-  const hex = Buffer.from(address.buffer, address.byteOffset, address.byteLength).toString('hex');
-  const known = MEMO.get(hex);
-  if (known !== undefined) return known;
-  const encoded = base58check.encode(address);
-  MEMO.set(hex, encoded);
-  return encoded;
+  return MEMO.through(bytesToHex(address), () => base58check.encode(address));
 }

@@ -18,11 +18,8 @@ export const tronAddressMemo: { readonly size: number; readonly limit: number } 
  * the Ethereum account id with Tron's version byte.
  */
 export function tronAddressFromPublicKey(pub: Uint8Array): string {
-  const id = bytesToHex(pub);
-  const known = MEMO.get(id);
-  if (known !== undefined) return known;
-  const accountId = hexToBytes(addressFromPublicKey(pub), 'public_key');
-  const address = encodeTronAddress(concatBytes(Uint8Array.of(TRON_ADDRESS_PREFIX), accountId));
-  MEMO.set(id, address);
-  return address;
+  return MEMO.through(bytesToHex(pub), () => {
+    const accountId = hexToBytes(addressFromPublicKey(pub), 'public_key');
+    return encodeTronAddress(concatBytes(Uint8Array.of(TRON_ADDRESS_PREFIX), accountId));
+  });
 }

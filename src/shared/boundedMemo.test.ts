@@ -27,6 +27,19 @@ describe('BoundedMemo', () => {
     expect([m.size, m.get('a'), m.get('b')]).toEqual([2, 3, 2]);
   });
 
+  it('through: computes a missing value once and answers it from then on; a throw remembers nothing', () => {
+    const m = new BoundedMemo<string, number>(4);
+    let calls = 0;
+    const compute = () => ++calls * 10;
+    expect([m.through('a', compute), m.through('a', compute), calls]).toEqual([10, 10, 1]);
+    expect(() =>
+      m.through('b', () => {
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    expect([m.get('b'), m.through('b', compute), calls]).toEqual([undefined, 20, 2]);
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     expect(() => new BoundedMemo(0)).toThrow(RangeError);
     expect(() => new BoundedMemo(1.5)).toThrow(RangeError);

@@ -20,6 +20,15 @@ export class BoundedMemo<K, V> {
     return this.#map.get(key);
   }
 
+  /** The remembered value for `key`, or `compute()`'s, remembered. */
+  through(key: K, compute: () => V): V {
+    const known = this.#map.get(key);
+    if (known !== undefined) return known;
+    const value = compute();
+    this.set(key, value);
+    return value;
+  }
+
   set(key: K, value: V): void {
     if (this.#map.size >= this.limit && !this.#map.has(key)) {
       // Map iterates in insertion order: the first key is the oldest.
