@@ -66,6 +66,7 @@ try {
   const client = new PublicApiClient({
     organizationId: credentials.organizationId,
     stamper: new ApiKeyStamper(credentials),
+    summaries: true, // as serve's daemon asks
     transport: {
       async send(req) {
         const known = recorded.get(nonce);

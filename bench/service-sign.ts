@@ -106,7 +106,12 @@ try {
     });
     return {
       path: '/public/v1/submit/sign_transaction',
-      headers: { 'content-type': 'application/json', 'x-stamp': stamper.stamp(body) },
+      // As the daemon asks (src/client/client.ts `summaries`): the activity's summary.
+      headers: {
+        'content-type': 'application/json',
+        'x-stamp': stamper.stamp(body),
+        'x-countersign-answer': 'summary',
+      },
       body,
     };
   };

@@ -222,7 +222,8 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     closers.unshift(() => (api as HttpListener).close());
     // --- auth proxy --- the proxy listener now runs in the service worker (src/proxy).
   }
-  const client = new PublicApiClient({ transport, stamper, organizationId });
+  // The daemon reads an activity's outcome, not the record it sent: it asks for summaries.
+  const client = new PublicApiClient({ transport, stamper, organizationId, summaries: true });
   const daemon: RunningDaemon = await startDaemon({
     listen: fmt(config.grpcListen),
     client,
@@ -240,6 +241,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         transport,
         stamper: new ApiKeyStamper(key),
         organizationId: key.organizationId ?? organizationId,
+        summaries: true,
       }),
     maxInFlight: config.grpcMaxInFlight,
     maxWatchStreamsPerCaller: config.grpcMaxWatchStreams,

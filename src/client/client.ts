@@ -44,6 +44,12 @@ export interface PublicApiClientOptions {
   readonly transport: Transport;
   readonly stamper: ApiKeyStamper;
   readonly organizationId: string;
+  /**
+   * Ask for activity summaries (`X-Countersign-Answer: summary`): the answer carries what
+   * {@link Activity} holds and not the intent, votes or nested copy. A service that does not know the
+   * header answers the whole activity, which parses the same.
+   */
+  readonly summaries?: boolean;
 }
 
 export interface BuildActivityBodyOptions {
@@ -64,11 +70,13 @@ export class PublicApiClient {
   readonly organizationId: string;
   readonly #transport: Transport;
   readonly #stamper: ApiKeyStamper;
+  readonly #submitHeaders: Readonly<Record<string, string>>;
 
   constructor(opts: PublicApiClientOptions) {
     this.#transport = opts.transport;
     this.#stamper = opts.stamper;
     this.organizationId = opts.organizationId;
+    this.#submitHeaders = opts.summaries === true ? { 'x-countersign-answer': 'summary' } : {};
   }
 
   /** The activity envelope as sent: `{type, timestampMs, organizationId, parameters}` in that order. */
@@ -86,7 +94,7 @@ export class PublicApiClient {
 
   /** POSTs an activity body to `/public/v1/submit/<name>` and returns the activity. */
   async submit(name: string, body: Uint8Array): Promise<Activity> {
-    const json = await this.#post(`/public/v1/submit/${checkName(name)}`, body);
+    const json = await this.#post(`/public/v1/submit/${checkName(name)}`, body, this.#submitHeaders);
     return parseActivityResponse(json);
   }
 
@@ -96,11 +104,16 @@ export class PublicApiClient {
     return (await this.#post(`/public/v1/query/${checkName(name)}`, bytes)) as T;
   }
 
-  async #post(path: string, body: Uint8Array): Promise<unknown> {
+  async #post(
+    path: string,
+    body: Uint8Array,
+    extra: Readonly<Record<string, string>> = {},
+  ): Promise<unknown> {
     const send = () =>
       this.#transport.send({
         path,
         headers: {
+          ...extra,
           'content-type': 'application/json',
           'x-stamp': this.#stamper.stamp(body),
           // The caller's trace continues in the service (W3C trace context), when tracing is on.

@@ -14,6 +14,8 @@ export interface PostOptions {
   keys?: { apiPublicKey: string; apiPrivateKey: string };
   /** Send no stamp at all. */
   noStamp?: boolean;
+  /** More request headers. */
+  headers?: Record<string, string>;
 }
 
 export async function post(
@@ -23,7 +25,7 @@ export async function post(
   body: string,
   opts: PostOptions = {},
 ): Promise<RawResponse> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { ...opts.headers, 'content-type': 'application/json' };
   if (opts.noStamp !== true) {
     const stamper = new ApiKeyStamper(
       opts.keys ?? { apiPublicKey: creds.apiPublicKey, apiPrivateKey: creds.apiPrivateKey },

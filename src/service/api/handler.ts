@@ -23,7 +23,13 @@ import { ACTIVITIES } from '../activities/registry.js';
 import { activityPrologue } from '../activities/prologue.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
-import { activityResponse, activityResponseJson, userJson } from './envelope.js';
+import {
+  activityResponse,
+  activityResponseJson,
+  activitySummary,
+  ANSWER_HEADER,
+  userJson,
+} from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import {
@@ -97,6 +103,15 @@ const json = (status: number, value: unknown): TransportResponse => ({
   status,
   body: Buffer.from(JSON.stringify(value)),
 });
+
+/** What an activity's answer carries: the whole activity, or its summary (envelope.ts). */
+type AnswerShape = 'full' | 'summary';
+
+function answerShape(value: string | undefined): AnswerShape {
+  if (value === undefined) return 'full';
+  if (value === 'summary') return 'summary';
+  throw invalid('X-Countersign-Answer', 'must be "summary", or absent for the whole activity');
+}
 
 interface Caller {
   readonly user: UserRecord;
@@ -245,8 +260,11 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   }
 
   /** The answer for an activity read from the store (another request's), once it is durable. */
-  async function respondWith(a: ActivityRecord): Promise<TransportResponse> {
-    const answer = json(200, activityResponse(a, await votesWithUsers(store, a.id)));
+  async function respondWith(a: ActivityRecord, shape: AnswerShape): Promise<TransportResponse> {
+    const answer = json(
+      200,
+      shape === 'summary' ? activitySummary(a) : activityResponse(a, await votesWithUsers(store, a.id)),
+    );
     await store.synced();
     return answer;
   }
@@ -259,7 +277,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     a: ActivityRecord,
     vote: VoteRecord,
     voter: UserRecord,
+    shape: AnswerShape,
   ): Promise<TransportResponse> {
+    if (shape === 'summary') return json(200, activitySummary(a));
     const user = userJson(voter, await store.listApiKeys(voter.id));
     return { status: 200, body: Buffer.from(activityResponseJson(a, [{ vote, user }])) };
   }
@@ -268,6 +288,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     name: string,
     raw: Uint8Array,
     stamp: Stamp | AttestedStamp,
+    shape: AnswerShape,
   ): Promise<TransportResponse> {
     const body = parseBody(raw);
     const type = body.type;
@@ -280,7 +301,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           'REQUEST_NOT_AUTHORIZED',
           'X-Stamp-Attested is accepted for stamp_login only',
         );
-      return vote(decision, body, raw, stamp);
+      return vote(decision, body, raw, stamp, shape);
     }
     const def = byType.get(type);
     if (def === undefined || def.path !== name)
@@ -319,16 +340,18 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     // --- end auth proxy ---
     const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     const known = await store.getActivityLease(fingerprint);
-    if (known !== undefined && known.activity.status !== RESERVED) return respondWith(known.activity);
+    if (known !== undefined && known.activity.status !== RESERVED) return respondWith(known.activity, shape);
     // A fast path only: the database's reservation is what keeps a body from being signed twice.
-    const running = inFlight.get(fingerprint);
+    // Keyed by the answer's shape too: a request that asked for another shape runs on its own.
+    const key = shape === 'full' ? fingerprint : `${shape} ${fingerprint}`;
+    const running = inFlight.get(key);
     if (running !== undefined) return running;
-    const p = execute(def, body, raw, org, caller, fingerprint, known);
-    inFlight.set(fingerprint, p);
+    const p = execute(def, body, raw, org, caller, fingerprint, known, shape);
+    inFlight.set(key, p);
     try {
       return await p;
     } finally {
-      inFlight.delete(fingerprint);
+      inFlight.delete(key);
     }
   }
 
@@ -338,6 +361,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     body: Params,
     raw: Uint8Array,
     stamp: Stamp,
+    shape: AnswerShape,
   ): Promise<TransportResponse> {
     const org = await organizationOf(body);
     const caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
@@ -366,7 +390,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       { activityId: target.id, status: target.status, type: decision.type, organizationId: org.id },
       'vote recorded',
     );
-    return respondWith(target);
+    return respondWith(target, shape);
   }
 
   function parametersOf(body: Params): Params {
@@ -392,17 +416,18 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     fingerprint: string,
     /** What submit() just read of the fingerprint: the first round does not read it again. */
     known: ActivityLease | undefined,
+    shape: AnswerShape,
   ): Promise<TransportResponse> {
     let pause = 5;
     for (let round = 0; ; round++) {
       const lease = round === 0 ? known : await store.getActivityLease(fingerprint);
       if (lease === undefined) {
-        const answer = await attempt(def, body, raw, org, caller, fingerprint, undefined);
+        const answer = await attempt(def, body, raw, org, caller, fingerprint, undefined, shape);
         if (answer !== undefined) return answer;
         continue;
       }
       const a = lease.activity;
-      if (a.status !== RESERVED) return respondWith(a);
+      if (a.status !== RESERVED) return respondWith(a, shape);
       const t = Date.now();
       if (lease.leaseOwner === null || (lease.leaseExpiresAtMs ?? 0) <= t) {
         checkFreshness(body);
@@ -411,7 +436,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         );
         if (won) {
           logger.warn({ activityId: a.id, type: def.type }, 'taking over an abandoned reservation');
-          const answer = await attempt(def, body, raw, org, caller, fingerprint, a);
+          const answer = await attempt(def, body, raw, org, caller, fingerprint, a, shape);
           if (answer !== undefined) return answer;
         }
         continue;
@@ -431,6 +456,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     caller: Caller,
     fingerprint: string,
     takeover: ActivityRecord | undefined,
+    shape: AnswerShape,
   ): Promise<TransportResponse | undefined> {
     const timestampMs = checkFreshness(body);
     const submitted = parametersOf(body);
@@ -531,7 +557,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         if (!recorded) return undefined;
         if (queued > 0) webhookContextOf(store).wake(); // --- webhooks ---
         logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity awaits consensus');
-        return respondWritten(record, vote, caller.user);
+        return respondWritten(record, vote, caller.user, shape);
       }
       case 'OUTCOME_ALLOW':
         break;
@@ -620,7 +646,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     crashPoint('after-commit-before-answer'); // --- operability ---
     metrics.activity(def.type);
     logger.info({ activityId, type: def.type, organizationId: org.id }, 'activity completed');
-    return respondWritten(record, vote, caller.user);
+    return respondWritten(record, vote, caller.user, shape);
   }
 
   async function query(name: string, raw: Uint8Array, stamp: Stamp): Promise<TransportResponse> {
@@ -708,11 +734,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       const name = req.path.slice(SUBMIT_PREFIX.length);
       if (!servesSubmit(name)) throw unservedRoute(req.path);
       // --- auth proxy ---
+      const shape = answerShape(req.headers[ANSWER_HEADER]);
       const attested = req.headers['x-stamp-attested'];
       if (attested !== undefined && req.headers['x-stamp'] === undefined)
-        return submit(name, req.body, parseAttestedStamp(attested));
+        return submit(name, req.body, parseAttestedStamp(attested), shape);
       // --- end auth proxy ---
-      return submit(name, req.body, parseStamp(req.headers));
+      return submit(name, req.body, parseStamp(req.headers), shape);
     }
     if (req.path.startsWith(QUERY_PREFIX)) {
       const name = req.path.slice(QUERY_PREFIX.length);
