@@ -10,9 +10,9 @@
  * unmeasured. The requests (bodies and P-256 stamps) are built before each round starts, so the
  * figures are the service's alone: the stamp check, the fingerprint, the policy gate, the
  * reservation, the key's decryption, signing, the completion and the answer's JSON. An answer that
- * does not carry a signed transaction stops the bench with an error. Printed per round: CPU time per call of the whole process (the stamp check
- * runs on libuv's pool, the WAL's fdatasync too) and of the service thread alone (this process's
- * main thread here).
+ * does not carry a signed transaction stops the bench with an error. Printed per round: CPU time
+ * per call of the whole process (the stamp check runs on libuv's pool, the WAL's fdatasync too)
+ * and of the service thread alone (this process's main thread here).
  *
  * BENCH_STATEMENTS=1 also times every SQLite statement (better-sqlite3's run/get/all, wrapped here,
  * not in the store) and prints the costliest, per call and per execution: where the store's time
@@ -28,7 +28,7 @@ import { serializeTransaction } from 'viem';
 import { PublicApiClient } from '../src/client/client.js';
 import { ApiKeyStamper } from '../src/client/stamper.js';
 import { openEmbeddedService } from '../src/service/embedded.js';
-import type { TransportRequest } from '../src/shared/request-handler.js';
+import { ANSWER_HEADER, type TransportRequest } from '../src/shared/request-handler.js';
 import { threadCpuUs } from './proc-cpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);
@@ -110,7 +110,7 @@ try {
       headers: {
         'content-type': 'application/json',
         'x-stamp': stamper.stamp(body),
-        'x-countersign-answer': 'summary',
+        [ANSWER_HEADER]: 'summary',
       },
       body,
     };

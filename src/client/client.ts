@@ -4,6 +4,7 @@
  */
 import { CountersignError, ERROR_TABLE, type ErrorCode } from '../shared/errors.js';
 import type { ApiKeyStamper } from './stamper.js';
+import { ANSWER_HEADER } from '../shared/request-handler.js';
 import type { Transport } from './transport.js';
 import { inSpan, SpanKind, traceparentHeader, tracingEnabled } from '../observability/tracing.js';
 
@@ -76,7 +77,7 @@ export class PublicApiClient {
     this.#transport = opts.transport;
     this.#stamper = opts.stamper;
     this.organizationId = opts.organizationId;
-    this.#submitHeaders = opts.summaries === true ? { 'x-countersign-answer': 'summary' } : {};
+    this.#submitHeaders = opts.summaries === true ? { [ANSWER_HEADER]: 'summary' } : {};
   }
 
   /** The activity envelope as sent: `{type, timestampMs, organizationId, parameters}` in that order. */

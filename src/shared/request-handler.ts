@@ -19,5 +19,11 @@ export interface TransportResponse {
   readonly body: Uint8Array;
 }
 
+/**
+ * Request header by which a client asks for an activity's summary instead of the whole activity
+ * (value `summary`; src/service/api/envelope.ts `activitySummary`).
+ */
+export const ANSWER_HEADER = 'x-countersign-answer';
+
 /** The service's request handler has this shape too, so it can be used as a transport as is. */
 export type RequestHandler = (req: TransportRequest) => Promise<TransportResponse>;

@@ -139,9 +139,6 @@ export function activityResponseJson(a: ActivityRecord, votes: readonly VoteWith
   );
 }
 
-/** Request header by which a client asks for {@link activitySummary} answers (value `summary`). */
-export const ANSWER_HEADER = 'x-countersign-answer';
-
 /**
  * `{activity: …}` with the fields a client needs to act on the outcome (id, organization, status,
  * type, fingerprint, result, failure, app proofs) and none of the record it already holds: no

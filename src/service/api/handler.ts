@@ -6,7 +6,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { CountersignError, isCountersignError, toRpcStatus, invalid, missing } from '../../shared/errors.js';
-import type { RequestHandler, TransportRequest, TransportResponse } from '../../shared/request-handler.js';
+import {
+  ANSWER_HEADER,
+  type RequestHandler,
+  type TransportRequest,
+  type TransportResponse,
+} from '../../shared/request-handler.js';
 import type { KeyVault } from '../keys/index.js';
 import type {
   ActivityLease,
@@ -23,13 +28,7 @@ import { ACTIVITIES } from '../activities/registry.js';
 import { activityPrologue } from '../activities/prologue.js';
 import { createDecider, DECISION_ACTIVITIES, type DecisionDefinition } from '../activities/decisions.js';
 import { evaluateGate, evaluationRecord, policyDenied } from '../activities/policy-gate.js';
-import {
-  activityResponse,
-  activityResponseJson,
-  activitySummary,
-  ANSWER_HEADER,
-  userJson,
-} from './envelope.js';
+import { activityResponse, activityResponseJson, activitySummary, userJson } from './envelope.js';
 import { runQuery, votesWithUsers } from './queries.js';
 import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-policies.js';
 import {
