@@ -583,7 +583,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           await tx.insertPolicyEvaluation(evaluation);
           return true;
         },
-        { durable: false },
+        { durable: false, rerunnable: true },
       );
       if (!reserved) return undefined;
     }
@@ -615,22 +615,26 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     let completed: boolean;
     try {
       completed = await inSpan('store.write', () =>
-        store.write(async (tx) => {
-          // Completed only while the lease is still ours (one statement checks and changes it; the
-          // row is then held until the commit), so nobody else completes it; the activity's own
-          // writes follow in the same transaction, and go with it if any fails.
-          const held = await tx.completeLeasedActivity(activityId, replicaId, {
-            status: record.status,
-            resultJson: record.resultJson,
-            failureJson: null,
-            updatedAtMs: nowMs,
-            ...(appProofs === null ? {} : { appProofsJson: appProofs }),
-          });
-          if (!held) return false;
-          await outcome.write?.(tx);
-          queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
-          return true;
-        }),
+        store.write(
+          async (tx) => {
+            // Completed only while the lease is still ours (one statement checks and changes it; the
+            // row is then held until the commit), so nobody else completes it; the activity's own
+            // writes follow in the same transaction, and go with it if any fails.
+            const held = await tx.completeLeasedActivity(activityId, replicaId, {
+              status: record.status,
+              resultJson: record.resultJson,
+              failureJson: null,
+              updatedAtMs: nowMs,
+              ...(appProofs === null ? {} : { appProofsJson: appProofs }),
+            });
+            if (!held) return false;
+            await outcome.write?.(tx);
+            queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
+            return true;
+          },
+          // Rows only, so it may run again; an activity's own write is not vouched for here.
+          { rerunnable: outcome.write === undefined },
+        ),
       );
     } catch (e) {
       await abandon();

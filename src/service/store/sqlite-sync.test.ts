@@ -19,6 +19,26 @@ async function fsyncs(): Promise<number> {
   return h.values.find((v) => v.metricName === 'countersign_store_fsync_duration_seconds_count')?.value ?? 0;
 }
 
+const restores: (() => void)[] = [];
+
+/** Counts from now on the statements matching `pattern` that run (better-sqlite3's Statement#run). */
+function statementsRun(pattern: RegExp): () => number {
+  const probe = new Database(':memory:');
+  type Run = (this: { source: string }, ...args: unknown[]) => unknown;
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: Run };
+  probe.close();
+  const original = proto.run;
+  let n = 0;
+  proto.run = function (...args) {
+    if (pattern.test(this.source)) n++;
+    return original.apply(this, args);
+  };
+  restores.push(() => {
+    proto.run = original;
+  });
+  return () => n;
+}
+
 describe('SQLite durability off the JavaScript thread', () => {
   let dir: string;
   let store: Store;
@@ -39,6 +59,7 @@ describe('SQLite durability off the JavaScript thread', () => {
     });
   });
   afterEach(async () => {
+    for (const restore of restores.splice(0)) restore();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -112,6 +133,60 @@ describe('SQLite durability off the JavaScript thread', () => {
     const names = (await store.listPolicies(org)).map((p) => p.name);
     expect(names).toContain('kept');
     expect(names).not.toContain('half');
+  });
+
+  it('rerunnable writes share a batch without savepoints: each runs once and commits', async () => {
+    await store.synced();
+    const runs = new Map<string, number>();
+    const write = (name: string) =>
+      store.write(
+        async (tx) => {
+          runs.set(name, (runs.get(name) ?? 0) + 1);
+          await tx.insertPolicy(policy(org, name));
+          return name;
+        },
+        { rerunnable: true },
+      );
+    const savepoints = statementsRun(/^(SAVEPOINT|RELEASE)/);
+    expect(await Promise.all([write('a'), write('b'), write('c')])).toEqual(['a', 'b', 'c']);
+    expect([...runs.values()]).toEqual([1, 1, 1]);
+    expect(savepoints()).toBe(0);
+    expect((await store.listPolicies(org)).map((p) => p.name).sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a rerunnable write that fails: the batch runs again isolated, the others commit once, it leaves nothing', async () => {
+    await store.synced();
+    const runs = new Map<string, number>();
+    const write = (name: string, fail = false) =>
+      store.write(
+        async (tx) => {
+          runs.set(name, (runs.get(name) ?? 0) + 1);
+          await tx.insertPolicy(policy(org, name));
+          if (fail) throw new Error(`refused ${name}`);
+          return name;
+        },
+        { rerunnable: true },
+      );
+    const first = write('first');
+    const bad = write('half', true);
+    const last = write('last');
+    await expect(bad).rejects.toThrow('refused half');
+    expect(await first).toBe('first');
+    expect(await last).toBe('last');
+    // The write before the failure ran bare, then again isolated; the one after it only isolated.
+    expect(Object.fromEntries(runs)).toEqual({ first: 2, half: 2, last: 1 });
+    const names = (await store.listPolicies(org)).map((p) => p.name).sort();
+    expect(names).toEqual(['first', 'last']);
+  });
+
+  it('a batch with one write that is not rerunnable keeps a savepoint apiece', async () => {
+    await store.synced();
+    const savepoints = statementsRun(/^SAVEPOINT/);
+    await Promise.all([
+      store.write(async (tx) => await tx.insertPolicy(policy(org, 'a')), { rerunnable: true }),
+      store.write(async (tx) => await tx.insertPolicy(policy(org, 'b'))),
+    ]);
+    expect(savepoints()).toBe(2);
   });
 
   it('a read made while a batch is open does not see its rows; once it commits, a read does', async () => {

@@ -26,6 +26,8 @@ interface QueuedWrite {
   reject: (e: unknown) => void;
   /** Resolve only once the commit is on disk (false: once it is committed). */
   durable: boolean;
+  /** The write may run again (WriteOptions.rerunnable). */
+  rerunnable: boolean;
 }
 
 /**
@@ -109,30 +111,57 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // Read once per turn of the event loop by the read cache (db.pragma would prepare it each time).
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
 
-  // One batch at a time: BEGIN, each write in its own savepoint (awaited in turn: a write's
-  // statements answer at once on SQLite, so a batch holds the writer only for the microtasks of its
-  // closures), COMMIT, then the writers' promises settle (the durable ones once the WAL is synced).
-  // A batch of one write needs no savepoint: if it fails, the whole transaction rolls back.
-  const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
-    const outcomes: { ok: boolean; value: unknown }[] = [];
-    const began = process.hrtime.bigint(); // --- operability ---
+  type Outcome = { ok: boolean; value: unknown };
+
+  // Each write in its own savepoint (awaited in turn: a write's statements answer at once on
+  // SQLite, so a batch holds the writer only for the microtasks of its closures): a write that
+  // fails is undone alone. A batch of one write needs none: if it fails, the transaction rolls back.
+  const runIsolated = async (batch: QueuedWrite[]): Promise<Outcome[]> => {
+    const outcomes: Outcome[] = [];
     const alone = batch.length === 1;
-    try {
-      begin.run();
-      for (const w of batch) {
-        if (!alone) savepoint.run();
-        try {
-          outcomes.push({ ok: true, value: await w.fn(tx) });
-          if (!alone) release.run();
-        } catch (e) {
-          if (alone) rollback.run();
-          else {
-            rollbackTo.run();
-            release.run();
-          }
-          outcomes.push({ ok: false, value: e });
+    begin.run();
+    for (const w of batch) {
+      if (!alone) savepoint.run();
+      try {
+        outcomes.push({ ok: true, value: await w.fn(tx) });
+        if (!alone) release.run();
+      } catch (e) {
+        if (alone) rollback.run();
+        else {
+          rollbackTo.run();
+          release.run();
         }
+        outcomes.push({ ok: false, value: e });
       }
+    }
+    return outcomes;
+  };
+
+  // Writes that may all run again share the transaction without a savepoint apiece (each costs a
+  // SAVEPOINT, a RELEASE and a copy of every page it first changes). If one fails, the batch rolls
+  // back whole and undefined says to run it again with savepoints.
+  const runBare = async (batch: QueuedWrite[]): Promise<Outcome[] | undefined> => {
+    const outcomes: Outcome[] = [];
+    begin.run();
+    for (const w of batch) {
+      try {
+        outcomes.push({ ok: true, value: await w.fn(tx) });
+      } catch {
+        if (db.inTransaction) rollback.run();
+        return undefined;
+      }
+    }
+    return outcomes;
+  };
+
+  // One batch at a time: BEGIN, the writes, COMMIT, then the writers' promises settle (the durable
+  // ones once the WAL is synced).
+  const runBatch = async (batch: QueuedWrite[]): Promise<void> => {
+    let outcomes: Outcome[];
+    const began = process.hrtime.bigint(); // --- operability ---
+    try {
+      const bare = batch.length > 1 && batch.every((w) => w.rerunnable);
+      outcomes = (bare ? await runBare(batch) : undefined) ?? (await runIsolated(batch));
       const committing = process.hrtime.bigint(); // --- operability ---
       if (db.inTransaction) {
         commit.run();
@@ -145,7 +174,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return;
     }
     const settle = (w: QueuedWrite, i: number): void => {
-      const o = outcomes[i] as { ok: boolean; value: unknown };
+      const o = outcomes[i] as Outcome;
       if (o.ok) w.resolve(o.value);
       else w.reject(o.value);
     };
@@ -153,7 +182,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // the others when the WAL is on disk. The next batch does not wait for the fdatasync.
     const later: number[] = [];
     batch.forEach((w, i) => {
-      if (w.durable && (outcomes[i] as { ok: boolean }).ok) later.push(i);
+      if (w.durable && (outcomes[i] as Outcome).ok) later.push(i);
       else settle(w, i);
     });
     if (later.length > 0) {
@@ -204,6 +233,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           resolve: resolve as (v: unknown) => void,
           reject,
           durable: options?.durable ?? true,
+          rerunnable: options?.rerunnable ?? false,
         });
         if (!scheduled) {
           scheduled = true;

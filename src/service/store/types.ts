@@ -263,6 +263,14 @@ export interface ActivityFilter {
 export interface WriteOptions {
   /** Default true: resolve only once the commit is on disk. */
   readonly durable?: boolean;
+  /**
+   * Default false. True promises that `fn` changes nothing but the transaction's rows (no state
+   * outside the database, or only state it sets the same way each time), so it may run again: a
+   * store may then batch it with other such writes without isolating each from the others, and if
+   * one of them fails, roll the batch back and run every write of it again, isolated (each `fn`
+   * of that batch then runs twice; its outcome is the second run's).
+   */
+  readonly rerunnable?: boolean;
 }
 
 export interface Store {
