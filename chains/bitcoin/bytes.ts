@@ -146,22 +146,23 @@ export class ByteWriter {
     return this.bytes(Uint8Array.of(v & 0xff));
   }
 
+  // Little-endian by shifts: a DataView would need the array's .buffer, which makes V8 move a small
+  // array's bytes off its heap (a malloc apiece).
   u32(v: number): this {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, v >>> 0, true);
-    return this.bytes(b);
+    return this.bytes(Uint8Array.of(v, v >>> 8, v >>> 16, v >>> 24));
   }
 
+  /** Two's complement: the same four bytes as u32 of the value's low 32 bits. */
   i32(v: number): this {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setInt32(0, v | 0, true);
-    return this.bytes(b);
+    return this.u32(v | 0);
   }
 
   u64(v: bigint): this {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, BigInt.asUintN(64, v), true);
-    return this.bytes(b);
+    const low = Number(BigInt.asUintN(32, v));
+    const high = Number(BigInt.asUintN(32, v >> 32n));
+    return this.bytes(
+      Uint8Array.of(low, low >>> 8, low >>> 16, low >>> 24, high, high >>> 8, high >>> 16, high >>> 24),
+    );
   }
 
   compactSize(n: number): this {

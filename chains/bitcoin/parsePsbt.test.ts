@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import * as bitcoin from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../src/shared/errors.js';
+import { scriptArb, unsignedTxArb } from '../../test/helpers/bitcoin-arbitraries.js';
 import {
   editPsbt,
   encodePsbt,
@@ -13,7 +14,6 @@ import {
 import { parsePsbt } from './parsePsbt.js';
 import { serializePsbt } from './serializePsbt.js';
 import { serializeTransaction } from './serializeTransaction.js';
-import type { BitcoinTransaction } from './types.js';
 
 const fx = mixedFixture();
 
@@ -152,24 +152,8 @@ describe('parsePsbt refusals', () => {
   });
 });
 
-const script = fc.uint8Array({ maxLength: 40 });
-const txArb: fc.Arbitrary<BitcoinTransaction> = fc.record({
-  version: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-  inputs: fc.array(
-    fc.record({
-      prevTxid: fc.uint8Array({ minLength: 32, maxLength: 32 }),
-      vout: fc.nat({ max: 0xffffffff }),
-      scriptSig: fc.constant(new Uint8Array(0)),
-      sequence: fc.nat({ max: 0xffffffff }),
-      witness: fc.constant([] as Uint8Array[]),
-    }),
-    { minLength: 1, maxLength: 3 },
-  ),
-  outputs: fc.array(fc.record({ value: fc.bigInt({ min: 0n, max: 2_100_000_000_000_000n }), script }), {
-    maxLength: 3,
-  }),
-  locktime: fc.nat({ max: 0xffffffff }),
-});
+const script = scriptArb();
+const txArb = unsignedTxArb();
 /** Unknown (0x20–0xfb minus v2 input types) and proprietary pairs, which the parser keeps verbatim. */
 const unknownEntry = fc.record({
   key: fc

@@ -1,11 +1,15 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { Transaction } from 'bitcoinjs-lib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signDigest, verifyDigest } from '../../src/shared/secp256k1.js';
+import { scriptArb, unsignedTxArb } from '../../test/helpers/bitcoin-arbitraries.js';
 import { bip143, hex, toHex } from '../../test/vectors/bitcoin/vectors.js';
 import { encodeDer } from './der.js';
 import { parseTransaction } from './parseTransaction.js';
 import { hash160, p2pkhScript } from './script.js';
 import { segwitV0Sighash } from './segwitV0Sighash.js';
+import { serializeTransaction } from './serializeTransaction.js';
 
 const v = bip143.nativeP2wpkh;
 
@@ -44,6 +48,40 @@ describe('segwitV0Sighash (BIP-143 native P2WPKH example)', () => {
   it('refuses sighash types other than ALL', () => {
     expect(() => segwitV0Sighash(tx, v.inputIndex, hex(v.scriptCode), BigInt(v.amount), 2)).toThrow(
       'only SIGHASH_ALL is signed',
+    );
+  });
+});
+
+// Scripts up to 300 bytes, so lengths past 252 take the three-byte compactSize.
+const script = scriptArb(true);
+const txArb = unsignedTxArb({ maxInputs: 4, maxOutputs: 4, longScripts: true });
+
+describe('segwitV0Sighash against bitcoinjs-lib (a second implementation)', () => {
+  it("equals hashForWitnessV0 for every input of random transactions, the shared hashes' memo included", () => {
+    fc.assert(
+      fc.property(
+        txArb,
+        script,
+        fc.bigInt({ min: 0n, max: 2_100_000_000_000_000n }),
+        (tx, scriptCode, amount) => {
+          const lib = Transaction.fromBuffer(Buffer.from(serializeTransaction(tx, { witness: false })));
+          // Each input twice: the second call answers from the transaction's memo of shared hashes.
+          for (const round of [0, 1])
+            tx.inputs.forEach((_, i) => {
+              const ours = segwitV0Sighash(tx, i, scriptCode, amount + BigInt(round), 1);
+              const theirs = lib.hashForWitnessV0(i, Buffer.from(scriptCode), amount + BigInt(round), 1);
+              expect(toHex(ours)).toBe(toHex(theirs));
+            });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('names a missing input', () => {
+    const tx = parseTransaction(hex(v.unsignedTx), { field: 'tx', allowWitness: true });
+    expect(() => segwitV0Sighash(tx, tx.inputs.length, hex(v.scriptCode), 1n, 1)).toThrow(
+      `no input ${tx.inputs.length}`,
     );
   });
 });
