@@ -3,7 +3,7 @@
  * fingerprint idempotency, authorization, dispatch on `type`, and one transaction that records the
  * activity with the state change it describes. HTTP and the in-process transport both call this.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { CountersignError, isCountersignError, toRpcStatus, invalid, missing } from '../../shared/errors.js';
 import {
@@ -337,7 +337,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       };
     } else caller = await inSpan('stamp.check', () => authenticate(stamp, raw, org));
     // --- end auth proxy ---
-    const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+    const fingerprint = `sha256:${hash('sha256', raw, 'hex')}`;
     const known = await store.getActivityLease(fingerprint);
     if (known !== undefined && known.activity.status !== RESERVED) return respondWith(known.activity, shape);
     // A fast path only: the database's reservation is what keeps a body from being signed twice.
