@@ -67,6 +67,26 @@ describe('parseJsonStrict', () => {
     expect(refusal(() => parseJsonStrict(bytes)).message).toBe('request body is not valid UTF-8');
   });
 
+  it('finds a duplicate among keys with and without escapes, at random', () => {
+    // Keys as JSON spells them (quotes, backslashes, control characters escaped), some repeated.
+    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a', 'a\\', '"', '\u0001', 'é'));
+    fc.assert(
+      fc.property(fc.array(key, { minLength: 1, maxLength: 8 }), (keys) => {
+        const text = `{${keys.map((k, i) => `${JSON.stringify(k)}:${i}`).join(',')}}`;
+        const repeated = new Set(keys).size !== keys.length;
+        if (repeated)
+          expect(refusal(() => parseJsonStrict(enc(text))).message).toMatch(/the key appears more than once/);
+        else expect(parseJsonStrict(enc(text))).toEqual(JSON.parse(text));
+      }),
+      { seed: 7, numRuns: 500 },
+    );
+  });
+
+  it('refuses a key holding a raw control character', () => {
+    // A tab inside the key's quotes, not the escape \t.
+    expect(refusal(() => parseJsonStrict(enc('{"a\tb":1}'))).code).toBe('REQUEST_MALFORMED');
+  });
+
   it('refuses malformed JSON with the project error', () => {
     for (const s of ['{', '{"a":}', '[1,]', 'nul', '{"a" 1}'])
       expect(refusal(() => parseJsonStrict(enc(s))).code).toBe('REQUEST_MALFORMED');

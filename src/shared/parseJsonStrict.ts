@@ -56,10 +56,13 @@ export function parseJsonStrict(bytes: Uint8Array, limits: StrictJsonLimits = {}
     if (c === C.Quote) {
       // A string: find its end, honouring escapes.
       let j = i + 1;
+      let escaped = false;
       while (j < n) {
         const d = text.charCodeAt(j);
-        if (d === C.Backslash) j += 2;
-        else if (d === C.Quote) break;
+        if (d === C.Backslash) {
+          escaped = true;
+          j += 2;
+        } else if (d === C.Quote) break;
         else j++;
       }
       const top = stack[stack.length - 1];
@@ -68,11 +71,15 @@ export function parseJsonStrict(bytes: Uint8Array, limits: StrictJsonLimits = {}
         let k = j + 1;
         while (k < n && (text[k] === ' ' || text[k] === '\n' || text[k] === '\r' || text[k] === '\t')) k++;
         if (text.charCodeAt(k) === C.Colon) {
-          let key: string;
-          try {
-            key = JSON.parse(text.slice(i, j + 1)) as string;
-          } catch {
-            throw new CountersignError('REQUEST_MALFORMED', 'request body is not valid JSON');
+          // Without an escape the key is its characters as they stand (a control character in
+          // it fails the whole body's JSON.parse below).
+          let key = text.slice(i + 1, j);
+          if (escaped) {
+            try {
+              key = JSON.parse(text.slice(i, j + 1)) as string;
+            } catch {
+              throw new CountersignError('REQUEST_MALFORMED', 'request body is not valid JSON');
+            }
           }
           top.keys ??= new Set();
           if (top.keys.has(key)) {
