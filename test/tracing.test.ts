@@ -190,6 +190,8 @@ describe('tracing with --otlp-endpoint', () => {
     expect(typeof signedLine['requestId']).toBe('string');
     expect(typeof signedLine['mode']).toBe('string');
     expect(typeof signedLine['txType']).toBe('string');
+    expect(typeof signedLine['activityId']).toBe('string');
+    expect(signedLine['transactionHash']).toMatch(/^(0x)?[0-9a-f]{64}$/);
     expect(messages).toContain('activity completed'); // the service thread
     const spanIds = new Set(ours.map((s) => s.spanId));
     for (const l of traced) expect(spanIds.has(l.span_id as string), l.msg).toBe(true);

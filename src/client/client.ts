@@ -110,18 +110,18 @@ export class PublicApiClient {
     body: Uint8Array,
     extra: Readonly<Record<string, string>> = {},
   ): Promise<unknown> {
-    const send = () =>
-      this.#transport.send({
-        path,
-        headers: {
-          ...extra,
-          'content-type': 'application/json',
-          'x-stamp': this.#stamper.stamp(body),
-          // The caller's trace continues in the service (W3C trace context), when tracing is on.
-          ...traceparentHeader(),
-        },
-        body,
-      });
+    const send = () => {
+      // Built by assignment, not by spreads around the fixed headers: this V8 (Node 20) makes a new
+      // hidden class for every spread that is followed by properties its source lacks.
+      const headers: Record<string, string> = {};
+      for (const k of Object.keys(extra)) headers[k] = extra[k] as string;
+      headers['content-type'] = 'application/json';
+      headers['x-stamp'] = this.#stamper.stamp(body);
+      // The caller's trace continues in the service (W3C trace context), when tracing is on.
+      const { traceparent } = traceparentHeader();
+      if (traceparent !== undefined) headers['traceparent'] = traceparent;
+      return this.#transport.send({ path, headers, body });
+    };
     const res = await (tracingEnabled()
       ? inSpan('public_api.call', send, { kind: SpanKind.CLIENT, attributes: { 'url.path': path } })
       : send());

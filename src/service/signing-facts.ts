@@ -17,12 +17,11 @@ import { addContractCallFacts } from './abi-facts.js';
 export async function signerFacts(ctx: ActivityContext, rec: SigningKeyRecord): Promise<ActivityFacts> {
   if (rec.kind === 'wallet_account' && rec.walletId !== null) {
     const w = await ctx.store.getWallet(ctx.organization.id, rec.walletId);
-    return {
-      ...(w === undefined
-        ? {}
-        : { wallet: { id: w.id, label: w.name, imported: w.imported, exported: w.exported } }),
-      walletAccount: { address: rec.address ?? '' },
-    };
+    const walletAccount = { address: rec.address ?? '' };
+    // Two literals, not a spread and then walletAccount: that would cost a hidden class per call.
+    return w === undefined
+      ? { walletAccount }
+      : { wallet: { id: w.id, label: w.name, imported: w.imported, exported: w.exported }, walletAccount };
   }
   const k =
     rec.privateKeyId === null

@@ -146,13 +146,24 @@ export function activityResponseJson(a: ActivityRecord, votes: readonly VoteWith
  * full answer is ~5 KB against ~0.6 KB for a signed transaction.
  */
 export function activitySummary(a: ActivityRecord): { activity: Record<string, unknown> } {
+  // identity's fields written out: a spread followed by new properties costs this V8 a new hidden
+  // class per call (see withOutcome in handler.ts); this runs for every signature the daemon asks for.
+  const result = a.resultJson === null ? {} : { [a.resultKey]: JSON.parse(a.resultJson) as unknown };
+  const failure = a.failureJson === null ? null : (JSON.parse(a.failureJson) as unknown);
+  const { id, organizationId, status, type, fingerprint } = a;
   return {
-    activity: {
-      ...identity(a),
-      fingerprint: a.fingerprint,
-      result: a.resultJson === null ? {} : { [a.resultKey]: JSON.parse(a.resultJson) as unknown },
-      ...(a.appProofsJson == null ? {} : { appProofs: JSON.parse(a.appProofsJson) as unknown }),
-      failure: a.failureJson === null ? null : (JSON.parse(a.failureJson) as unknown),
-    },
+    activity:
+      a.appProofsJson == null
+        ? { id, organizationId, status, type, fingerprint, result, failure }
+        : {
+            id,
+            organizationId,
+            status,
+            type,
+            fingerprint,
+            result,
+            appProofs: JSON.parse(a.appProofsJson) as unknown,
+            failure,
+          },
   };
 }

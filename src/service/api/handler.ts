@@ -16,6 +16,7 @@ import type { KeyVault } from '../keys/index.js';
 import type {
   ActivityLease,
   ActivityRecord,
+  ActivityStatus,
   ApiKeyRecord,
   OrganizationRecord,
   Store,
@@ -91,6 +92,36 @@ export interface ApiHandlerOptions {
 
 /** The status of a reserved activity: recorded, being signed by the lease holder. */
 const RESERVED = 'ACTIVITY_STATUS_PENDING';
+
+/**
+ * The record of an activity whose outcome is `status`, from what was known before it. Written out
+ * field by field on purpose: this V8 (Node 20) gives \`{...base, status}\`, a spread followed by a
+ * property its source lacks, a new hidden class on every call (~1 µs, and a map for the collector).
+ */
+function withOutcome(
+  base: Omit<ActivityRecord, 'status' | 'resultJson' | 'appProofsJson'>,
+  status: ActivityStatus,
+  resultJson: string | null,
+  appProofsJson: string | null,
+  updatedAtMs: number = base.updatedAtMs,
+): ActivityRecord {
+  return {
+    id: base.id,
+    organizationId: base.organizationId,
+    type: base.type,
+    status,
+    fingerprint: base.fingerprint,
+    intentKey: base.intentKey,
+    intentJson: base.intentJson,
+    resultKey: base.resultKey,
+    resultJson,
+    failureJson: base.failureJson,
+    timestampMs: base.timestampMs,
+    createdAtMs: base.createdAtMs,
+    updatedAtMs,
+    appProofsJson,
+  };
+}
 export const DEFAULT_ACTIVITY_LEASE_MS = 30_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -527,13 +558,8 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         throw policyDenied(decision);
       case 'OUTCOME_REQUIRES_CONSENSUS': {
         // Recorded, not run: approve_activity runs it from the stored intent once consensus is met.
-        const record: ActivityRecord = {
-          ...base,
-          status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED',
-          resultJson: null,
-          // '[]' remembers the request for proofs; approve_activity signs them when it completes.
-          appProofsJson: wantsProofs ? '[]' : null,
-        };
+        // '[]' remembers the request for proofs; approve_activity signs them when it completes.
+        const record = withOutcome(base, 'ACTIVITY_STATUS_CONSENSUS_NEEDED', null, wantsProofs ? '[]' : null);
         const recorded = await store.write(async (tx) => {
           if (takeover !== undefined) {
             if (
@@ -567,12 +593,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     }
     if (takeover === undefined) {
       // Reserve before signing: of concurrent requests with this body, on any replica, one inserts.
-      const reservation: ActivityRecord = {
-        ...base,
-        status: RESERVED,
-        resultJson: null,
-        appProofsJson: null,
-      };
+      const reservation = withOutcome(base, RESERVED, null, null);
       // Committed (visible to every connection and replica) before signing, but not waited on to
       // reach the disk: nobody is answered from it until the completion below, a durable write
       // that makes it durable too. A power loss before then loses both, and nothing was answered.
@@ -605,13 +626,13 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
       throw e;
     }
     crashPoint('after-sign-before-commit'); // --- operability ---
-    const record: ActivityRecord = {
-      ...base,
-      status: 'ACTIVITY_STATUS_COMPLETED',
-      resultJson: JSON.stringify(outcome.result),
-      appProofsJson: appProofs,
-      updatedAtMs: nowMs,
-    };
+    const record = withOutcome(
+      base,
+      'ACTIVITY_STATUS_COMPLETED',
+      JSON.stringify(outcome.result),
+      appProofs,
+      nowMs,
+    );
     let completed: boolean;
     try {
       completed = await inSpan('store.write', () =>
@@ -620,13 +641,14 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
             // Completed only while the lease is still ours (one statement checks and changes it; the
             // row is then held until the commit), so nobody else completes it; the activity's own
             // writes follow in the same transaction, and go with it if any fails.
-            const held = await tx.completeLeasedActivity(activityId, replicaId, {
-              status: record.status,
-              resultJson: record.resultJson,
-              failureJson: null,
-              updatedAtMs: nowMs,
-              ...(appProofs === null ? {} : { appProofsJson: appProofs }),
-            });
+            const { status, resultJson } = record;
+            const held = await tx.completeLeasedActivity(
+              activityId,
+              replicaId,
+              appProofs === null
+                ? { status, resultJson, failureJson: null, updatedAtMs: nowMs }
+                : { status, resultJson, failureJson: null, updatedAtMs: nowMs, appProofsJson: appProofs },
+            );
             if (!held) return false;
             await outcome.write?.(tx);
             queued = await tx.enqueueActivityEvent(record.id, true, nowMs); // --- webhooks ---
