@@ -34,6 +34,10 @@ export const solanaAdapter: ChainAdapter<SolanaTransaction, SolanaTransactionFie
   },
   verify: (signed, unsigned, signer) => {
     const v = verifySignedTransaction(signed, unsigned, signer);
-    return { ...v, signatures: [{ r: v.signature.slice(0, 32), s: v.signature.slice(32, 64), v: 0 }] };
+    // Object.assign, not a spread followed by a new property: this V8 (Node 20) would make a new
+    // hidden class for that on every call.
+    return Object.assign({}, v, {
+      signatures: [{ r: v.signature.slice(0, 32), s: v.signature.slice(32, 64), v: 0 }],
+    });
   },
 };

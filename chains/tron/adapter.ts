@@ -50,9 +50,10 @@ export const tronAdapter: ChainAdapter<TronTransaction, TronTransactionFields, s
     if (sig === undefined) throw new Error('the signed transaction carries no signature');
     // v is 27/28 on the wire from some signers, 0/1 from others; the contract speaks y-parity.
     const parity = sig[64] as number;
-    return {
-      ...v,
+    // Object.assign, not a spread followed by a new property: this V8 (Node 20) would make a new
+    // hidden class for that on every call.
+    return Object.assign({}, v, {
       signatures: [{ r: sig.slice(0, 32), s: sig.slice(32, 64), v: parity >= 27 ? parity - 27 : parity }],
-    };
+    });
   },
 };

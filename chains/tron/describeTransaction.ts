@@ -11,17 +11,18 @@ function describeContract(c: TronContract): Record<string, unknown> {
   };
   const p = c.parameter;
   switch (p.type) {
+    // Object.assign, not a spread followed by new properties: this V8 (Node 20) would make a new
+    // hidden class for that on every call.
     case 'TransferContract':
-      return { ...common, to_address: encodeTronAddress(p.toAddress), amount: p.amount };
+      return Object.assign(common, { to_address: encodeTronAddress(p.toAddress), amount: p.amount });
     case 'TriggerSmartContract':
-      return {
-        ...common,
+      return Object.assign(common, {
         contract_address: encodeTronAddress(p.contractAddress),
         call_value: p.callValue,
         data: bytesToHex(p.data),
         call_token_value: p.callTokenValue,
         token_id: p.tokenId,
-      };
+      });
     case 'opaque':
       return common;
     default: {
