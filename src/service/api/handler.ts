@@ -95,7 +95,7 @@ const RESERVED = 'ACTIVITY_STATUS_PENDING';
 
 /**
  * The record of an activity whose outcome is `status`, from what was known before it. Written out
- * field by field on purpose: this V8 (Node 20) gives \`{...base, status}\`, a spread followed by a
+ * field by field on purpose: this V8 (Node 20) gives `{...base, status}`, a spread followed by a
  * property its source lacks, a new hidden class on every call (~1 µs, and a map for the collector).
  */
 function withOutcome(
@@ -122,6 +122,7 @@ function withOutcome(
     appProofsJson,
   };
 }
+
 export const DEFAULT_ACTIVITY_LEASE_MS = 30_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
