@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicApiClient } from '../src/client/client.js';
 import { ApiKeyStamper } from '../src/client/stamper.js';
-import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
 
 let h: EmbeddedHarness;
@@ -17,9 +17,7 @@ let signWith: string;
 beforeAll(async () => {
   h = await startEmbedded();
   org = h.service.credentials.organizationId;
-  signWith = h.service.credentials.accounts.find(
-    (a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM',
-  )!.address;
+  signWith = ethAddressOf(h);
 });
 afterAll(async () => {
   await h.close();

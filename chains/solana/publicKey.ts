@@ -12,8 +12,11 @@ const ENCODED = new BoundedMemo<string, string>(1024);
 
 /** Decodes a base58 public key (or blockhash) into exactly 32 bytes; names `field` when it is not one. */
 export function parsePublicKey(value: string, field: string, what = 'public key'): Uint8Array {
-  const known = DECODED.get(value);
-  if (known !== undefined) return known.slice();
+  // A copy each time: the remembered bytes are never handed out.
+  return DECODED.through(value, () => decodePublicKey(value, field, what)).slice();
+}
+
+function decodePublicKey(value: string, field: string, what: string): Uint8Array {
   if (value === '') throw invalid(field, `is required (a base58 ${what})`, 'FIELD_MISSING');
   let bytes: Uint8Array;
   try {
@@ -26,7 +29,6 @@ export function parsePublicKey(value: string, field: string, what = 'public key'
   }
   // base58 has one spelling per byte string; insist on it so equal keys compare equal as strings.
   if (base58.encode(bytes) !== value) throw invalid(field, 'is not in canonical base58');
-  DECODED.set(value, bytes.slice());
   return bytes;
 }
 

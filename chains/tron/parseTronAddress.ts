@@ -16,8 +16,11 @@ const MEMO = new BoundedMemo<string, Uint8Array>(1024);
  */
 export function parseTronAddress(value: string, field: string): Uint8Array {
   if (HEX_RE.test(value)) return new Uint8Array(Buffer.from(value, 'hex'));
-  const known = MEMO.get(value);
-  if (known !== undefined) return known.slice();
+  // A copy each time: the remembered bytes are never handed out.
+  return MEMO.through(value, () => decodeBase58Address(value, field)).slice();
+}
+
+function decodeBase58Address(value: string, field: string): Uint8Array {
   if (!BASE58_RE.test(value)) {
     throw invalid(field, 'must be a base58check Tron address (T…) or 21-byte hex starting with 41');
   }
@@ -30,6 +33,5 @@ export function parseTronAddress(value: string, field: string): Uint8Array {
   if (bytes.length !== TRON_ADDRESS_LENGTH || bytes[0] !== TRON_ADDRESS_PREFIX) {
     throw invalid(field, 'does not decode to 21 bytes starting with 0x41');
   }
-  MEMO.set(value, bytes.slice());
   return bytes;
 }
