@@ -69,6 +69,29 @@ describe('activity reservations', () => {
     expect(await h.service.store.listVotes(lease?.activity.id as string)).toHaveLength(1);
   });
 
+  it('gives the activity, its vote and its policy evaluation time-ordered ids (UUIDv7 of the activity time)', async () => {
+    // A random id puts each row's primary-key entry on a leaf of its own; time-ordered ids append.
+    const msOf = (id: string) => parseInt(id.replace('-', '').slice(0, 12), 16);
+    const ids: string[][] = [];
+    for (const tag of ['first', 'second']) {
+      const b = body(`ordered ${tag} ${randomUUID()}`);
+      expect((await post(h.baseUrl, h.service.credentials, PATH, b.raw)).status).toBe(200);
+      const activity = (await h.service.store.getActivityLease(b.fingerprint))?.activity as ActivityRecord;
+      const votes = await h.service.store.listVotes(activity.id);
+      const evaluations = await h.service.store.listPolicyEvaluations(activity.id);
+      expect(votes).toHaveLength(1);
+      expect(evaluations).toHaveLength(1);
+      const row = [activity.id, votes[0]?.id as string, evaluations[0]?.id as string];
+      for (const id of row) {
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(msOf(id)).toBe(activity.createdAtMs);
+      }
+      ids.push(row);
+      await new Promise((r) => setTimeout(r, 2)); // the next activity in a later millisecond
+    }
+    for (let i = 0; i < 3; i++) expect((ids[0]?.[i] as string) < (ids[1]?.[i] as string)).toBe(true);
+  });
+
   it('waits for a live reservation of another process, then takes it over once its lease ran out', async () => {
     const b = body(`takeover ${randomUUID()}`);
     const reserved = await deadReservation(b.fingerprint, Date.now() + 1_500);

@@ -4,7 +4,7 @@
  * allows, the original activity runs now, from its stored intent, and completes. A reject ends it.
  */
 import { appProofsJson } from '../appProofs.js';
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../ids.js';
 import { CountersignError, isCountersignError, toRpcStatus } from '../../shared/errors.js';
 import type { KeyVault } from '../keys/index.js';
 import { evaluateGate, evaluationRecord } from './policy-gate.js';
@@ -109,7 +109,7 @@ export function createDecider(deps: DeciderDeps): (input: DecisionInput) => Prom
       );
     }
     const v: VoteRecord = {
-      id: randomUUID(),
+      id: uuidv7(nowMs),
       activityId: target.id,
       userId: voter.user.id,
       selection: input.decision.selection,

@@ -2,7 +2,6 @@
  * The policy gate every activity passes before it changes anything (turnkey-api.md 8.2): it gathers
  * the policies, the root quorum and the approvals that still count, and asks the engine.
  */
-import { randomUUID } from 'node:crypto';
 import { CountersignError } from '../../shared/errors.js';
 import {
   buildFacts,
@@ -11,6 +10,7 @@ import {
   type PolicyDecision,
   type PolicyUser,
 } from '../policy/index.js';
+import { uuidv7 } from '../ids.js';
 import type { ActivityFacts } from './types.js';
 import type { Params } from './params.js';
 import type { OrganizationRecord, PolicyEvaluationRecord, Store, VoteRecord } from '../store/types.js';
@@ -147,7 +147,7 @@ export function evaluationRecord(
   nowMs: number,
 ): PolicyEvaluationRecord {
   return {
-    id: randomUUID(),
+    id: uuidv7(nowMs), // time-ordered, as the vote's: its primary key's index grows at its end
     activityId,
     organizationId,
     voteId,

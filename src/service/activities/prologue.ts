@@ -4,8 +4,8 @@
  * the secret parameters under the activity id, and cast the submitter's implicit approval. One
  * function, so the dry run cannot drift from the real thing.
  */
-import { randomUUID } from 'node:crypto';
 import { CountersignError } from '../../shared/errors.js';
+import { uuidv7 } from '../ids.js';
 import type { KeyVault } from '../keys/index.js';
 import type { OrganizationRecord, Store, UserRecord, VoteRecord } from '../store/types.js';
 import type { Params } from './params.js';
@@ -61,8 +61,10 @@ export function activityPrologue(i: PrologueInput): Prologue {
     i.def.secretParams === undefined
       ? i.submitted
       : sealSecretParams(vault, activityId, i.submitted, i.def.secretParams);
+  // Time-ordered like the activity's id: the votes table's primary key then grows at its end, one
+  // page a batch, where a random id dirtied a leaf of its own per vote.
   const vote: VoteRecord = {
-    id: randomUUID(),
+    id: uuidv7(nowMs),
     activityId,
     userId: submitter.user.id,
     selection: 'VOTE_SELECTION_APPROVED',
