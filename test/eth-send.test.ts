@@ -19,6 +19,7 @@ import {
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { ethAddressOf, startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { UUID_V7 } from './helpers/ids.js';
 import { getNextNonce, reachedStatus, settled, statusIdOf, submitEthSend } from './helpers/eth-send.js';
 import { insertUserWithApiKey } from './helpers/users.js';
 
@@ -100,6 +101,8 @@ describe('eth_send_transaction (non-sponsored)', () => {
       maxFeePerGas: '30000000000',
       maxPriorityFeePerGas: '1000000000',
     });
+    // Time-ordered, so the sends' primary key grows at its end.
+    expect(out.sendTransactionStatusId).toMatch(UUID_V7);
     const tx = await expectIncluded(out.sendTransactionStatusId, to, 777n);
     expect(tx.maxFeePerGas).toBe(30_000_000_000n);
     expect(tx.maxPriorityFeePerGas).toBe(1_000_000_000n);

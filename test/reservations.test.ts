@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keccak256, toHex } from 'viem';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
+import { UUID_V7 } from './helpers/ids.js';
 import type { ActivityRecord } from '../src/service/store/types.js';
 
 const TYPE = 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
@@ -83,7 +84,7 @@ describe('activity reservations', () => {
       expect(evaluations).toHaveLength(1);
       const row = [activity.id, votes[0]?.id as string, evaluations[0]?.id as string];
       for (const id of row) {
-        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(id).toMatch(UUID_V7);
         expect(msOf(id)).toBe(activity.createdAtMs);
       }
       ids.push(row);

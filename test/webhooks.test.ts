@@ -18,6 +18,7 @@ import {
   type WebhookReceiver,
 } from './helpers/webhook-receiver.js';
 import { envelope, post } from './helpers/http.js';
+import { UUID_V7 } from './helpers/ids.js';
 
 let h: EmbeddedHarness;
 let api: TurnkeyClient;
@@ -351,6 +352,7 @@ describe('webhook delivery', () => {
     ]);
     const ids = of().map((r) => r.headers['x-turnkey-event-id']);
     expect(new Set(ids).size).toBe(2);
+    for (const id of ids) expect(id).toMatch(UUID_V7); // time-ordered: the events' key grows at its end
   });
 
   it('writes no event for a request that was refused, and none when nobody listens', async () => {

@@ -10,7 +10,7 @@
  * (send/batch.ts): SPONSORED when the service's sponsor submits and pays, BATCH when the account
  * submits its own batch.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../ids.js';
 import { keccak_256 } from '../../shared/keccak.js';
 import { addressFromPublicKey, describeTransaction, parseAddress } from '../../../chains/ethereum/index.js';
 import { MAX_TX_NONCE, type EthTransaction } from '../../../chains/ethereum/types.js';
@@ -443,7 +443,7 @@ async function writeBatch(
 async function runSend(ctx: ActivityContext, p: Params, version: 1 | 2): Promise<ActivityOutcome> {
   const prepared = PREPARED.take(ctx.activityId, Date.now()) ?? (await prepare(ctx, p, version));
   if (prepared.plan !== undefined) await prepared.plan.gasStation.ensureExecutor(prepared.parsed.chain);
-  const id = randomUUID();
+  const id = uuidv7(ctx.nowMs); // time-ordered: the sends' primary key grows at its end
   const send = sendContextOf(ctx.store);
   return {
     result: { sendTransactionStatusId: id },

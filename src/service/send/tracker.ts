@@ -18,6 +18,7 @@ import { classifyBroadcastError } from './classifyBroadcastError.js';
 import { suggestFees } from './fillTransaction.js';
 import { revertChainOf, type RevertEntry } from './revertChain.js';
 import { signEthTransaction } from './signEthTransaction.js';
+import { uuidv7 } from '../ids.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
 import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 import { observeSendBacklog } from '../../observability/metrics.js'; // --- operability ---
@@ -390,7 +391,7 @@ export function startSendTracker(opts: SendTrackerOptions): SendTracker {
               accessList: [],
             },
           });
-          const id = randomUUID();
+          const id = uuidv7(now);
           await tx.insertSendTransaction({
             id,
             kind: 'GAP_FILL',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../ids.js';
 import { inJsonList, str, num, bytes, nstr, type Conn, type Stmt, type Row } from '../conn.js';
 import { toActivity, toSend, toWebhookDelivery, DELIVERY_COLUMNS } from './records.js';
 import {
@@ -203,7 +203,8 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     body: string | null,
     nowMs: number,
   ): Promise<string> => {
-    const id = randomUUID();
+    // Time-ordered ids (events and deliveries): their unique indexes grow at their end.
+    const id = uuidv7(nowMs);
     await s.insEvent.run(id, org, type, subjectId, snapshot, body, nowMs);
     return id;
   };
@@ -217,7 +218,7 @@ export function webhooksParts(db: Conn): { tx: WebhooksTx; read: WebhooksRead } 
     nowMs: number,
   ) =>
     await s.insDelivery.run(
-      randomUUID(),
+      uuidv7(nowMs),
       eventId,
       lane,
       source,
