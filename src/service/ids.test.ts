@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { UUID_V7 as V7 } from '../../test/helpers/ids.js';
 import { uuidv7 } from './ids.js';
-
-const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('uuidv7', () => {
   it('puts the 48-bit big-endian millisecond timestamp first (RFC 9562 section 5.7)', () => {

@@ -492,8 +492,9 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
     const timestampMs = checkFreshness(body);
     const submitted = parametersOf(body);
     const wantsProofs = appProofsRequested(body);
-    const activityId = takeover?.id ?? uuidv7();
+    // One clock reading for the activity's time and its id (its vote's and evaluation's take it too).
     const nowMs = now();
+    const activityId = takeover?.id ?? uuidv7(nowMs);
     // Secrets are sealed before anything is recorded; the vote then keeps the body with the sealed
     // tokens in place of the secrets (so its stamp no longer verifies over it; the fingerprint still
     // names the original body).

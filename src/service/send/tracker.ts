@@ -18,8 +18,8 @@ import { classifyBroadcastError } from './classifyBroadcastError.js';
 import { suggestFees } from './fillTransaction.js';
 import { revertChainOf, type RevertEntry } from './revertChain.js';
 import { signEthTransaction } from './signEthTransaction.js';
-import { uuidv7 } from '../ids.js';
 import { openSponsorKey, type SponsorKey } from './sponsorKey.js';
+import { uuidv7 } from '../ids.js';
 import { webhookContextOf } from '../webhooks/context.js'; // --- webhooks ---
 import { observeSendBacklog } from '../../observability/metrics.js'; // --- operability ---
 import { crashPoint } from '../../observability/failpoints.js'; // --- operability ---
