@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -34,6 +35,10 @@ const shared = {
 export default defineConfig({
   test: {
     ...shared,
+    // vitest's default in run mode is one worker fewer than the cores: one file at a time on two.
+    // Most suites wait on servers, chains and the disk rather than on the CPU, so two files at a
+    // time there cut the run by a third (13 against ~20 min on a slow day).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {
