@@ -69,6 +69,52 @@ describe('WalSync', () => {
     await expect(sync.durable()).rejects.toThrow('the database is closed');
   });
 
+  it('syncs on the calling thread when asked to and none runs on the pool, and on the pool otherwise', async () => {
+    const syncs: bigint[] = [];
+    let inline = true;
+    const sync = new WalSync(
+      path,
+      (began) => syncs.push(began),
+      () => inline,
+    );
+    // Inline: the fdatasync has returned by the time durable() does, before its promise settles.
+    const first = sync.durable();
+    expect(syncs).toHaveLength(1);
+    await first;
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    sync.committed();
+    const second = sync.durable();
+    expect(syncs).toHaveLength(2);
+    await second;
+    // Nothing committed since: no sync at all.
+    await sync.durable();
+    expect(syncs).toHaveLength(2);
+    // Not asked to: the pool's fdatasync, observed only once it has returned.
+    inline = false;
+    db.prepare('INSERT INTO t VALUES (2)').run();
+    sync.committed();
+    const pooled = sync.durable();
+    expect(syncs).toHaveLength(2);
+    // While that one runs, a later commit waits for the pool's next fdatasync even though inline
+    // is allowed again: one fdatasync at a time.
+    inline = true;
+    db.prepare('INSERT INTO t VALUES (3)').run();
+    sync.committed();
+    const queued = sync.durable();
+    expect(syncs).toHaveLength(2);
+    await Promise.all([pooled, queued]);
+    expect(syncs).toHaveLength(4);
+    sync.close();
+  });
+
+  it('once closed, refuses a wait instead of syncing on the calling thread', async () => {
+    const sync = new WalSync(path, undefined, () => true);
+    await sync.durable();
+    sync.close();
+    sync.committed();
+    await expect(sync.durable()).rejects.toThrow('the database is closed');
+  });
+
   it('has nothing to sync for an in-memory database', async () => {
     const sync = new WalSync(':memory:');
     expect(sync.enabled).toBe(false);

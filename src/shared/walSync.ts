@@ -8,8 +8,10 @@
  * SQLite with synchronous=NORMAL syncs the WAL before every checkpoint and the database file after
  * it, so a commit is always either in the WAL file or in an already synced database file. One
  * fdatasync covers every commit made before it began, so commits made while one runs share the next.
+ * An owner may have a wait synced on its own thread instead, when nothing else waits for that
+ * thread (a lone request: the pool's round trip, two thread wake-ups, costs it more than the sync).
  */
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 
 interface Waiter {
   readonly resolve: () => void;
@@ -19,6 +21,7 @@ interface Waiter {
 export class WalSync {
   readonly #fd: number | undefined;
   readonly #observe: ((began: bigint) => void) | undefined;
+  readonly #inline: (() => boolean) | undefined;
   /** The waiters the running fdatasync covers; undefined when none runs. */
   #inFlight: Waiter[] | undefined;
   /** Waiters for the next fdatasync (their commits came after the running one began). */
@@ -34,10 +37,14 @@ export class WalSync {
   /**
    * `databasePath`: the SQLite file (its `-wal` beside it must exist: open the database in WAL
    * mode first); `:memory:` has nothing to sync. `observe` is told the start of each fdatasync as it ends.
+   * `inline`, asked when a wait needs an fdatasync and none runs: true to make it on this thread
+   * instead of the pool (when no other work is waiting for the thread, the pool's two thread
+   * wake-ups cost the waiter more than the fdatasync itself).
    */
-  constructor(databasePath: string, observe?: (began: bigint) => void) {
+  constructor(databasePath: string, observe?: (began: bigint) => void, inline?: () => boolean) {
     this.#fd = databasePath === ':memory:' ? undefined : openSync(`${databasePath}-wal`, 'r');
     this.#observe = observe;
+    this.#inline = inline;
   }
 
   /** Whether there is a file to sync (false for an in-memory database, which keeps FULL). */
@@ -65,10 +72,25 @@ export class WalSync {
       if (running === undefined) return Promise.resolve();
       return new Promise<void>((resolve, reject) => running.push({ resolve, reject }));
     }
+    if (this.#inFlight === undefined && !this.#closed && this.#inline?.() === true)
+      return this.#syncHere(this.#fd);
     return new Promise<void>((resolve, reject) => {
       this.#next.push({ resolve, reject });
       this.#pump();
     });
+  }
+
+  /** An fdatasync on the calling thread; only when none runs on the pool (so none waits for one). */
+  #syncHere(fd: number): Promise<void> {
+    this.#unsynced = 0;
+    const began = process.hrtime.bigint();
+    try {
+      fdatasyncSync(fd);
+    } catch (e) {
+      this.#failed ??= e;
+    }
+    this.#observe?.(began);
+    return this.#failed === undefined ? Promise.resolve() : Promise.reject(this.#failed);
   }
 
   /**

@@ -88,6 +88,8 @@ export interface ApiHandlerOptions {
    * over, assuming its holder died (default 30 s). Longer than any signing takes.
    */
   readonly activityLeaseMs?: number;
+  /** Kept up to date with the number of requests being answered (the store reads it; see embedded.ts). */
+  readonly inHand?: { count: number };
 }
 
 /** The status of a reserved activity: recorded, being signed by the lease holder. */
@@ -178,7 +180,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   const decide = createDecider({ store, vault, definitions: byType, replicaId, leaseMs });
 
   /** Requests this handler is answering right now (the one asking included). */
-  let handling = 0;
+  const inHand = opts.inHand ?? { count: 0 };
 
   async function authenticate(stamp: Stamp, body: Uint8Array, org: OrganizationRecord): Promise<Caller> {
     const orgs = org.parentId === null ? [org.id] : [org.id, org.parentId];
@@ -193,7 +195,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         );
       // With other requests in hand, the P-256 check runs on the thread pool and this thread goes
       // on with them; alone, it runs here (a hop to the pool and back costs a lone request more).
-      if (handling > 1) await verifyApiKeyStampOnPool(stamp, body);
+      if (inHand.count > 1) await verifyApiKeyStampOnPool(stamp, body);
       else verifyApiKeyStamp(stamp, body);
       if (key.expiresAtMs !== null && key.expiresAtMs <= now())
         throw new CountersignError(
@@ -792,7 +794,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   async function answer(req: TransportRequest): Promise<TransportResponse> {
     const started = process.hrtime.bigint();
     let res: TransportResponse;
-    handling++;
+    inHand.count++;
     try {
       res = await route(req);
     } catch (e) {
@@ -807,7 +809,7 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
         res = json(500, { code: 13, message: `internal server error (${id})`, details: [] });
       }
     } finally {
-      handling--;
+      inHand.count--;
     }
     metrics.request(routeLabel(req.path), res.status, Number(process.hrtime.bigint() - started) / 1e9);
     serviceMetrics().apiSeconds.observe({ route: routeLabel(req.path) }, secondsSince(started)); // --- operability ---

@@ -7,7 +7,8 @@
  * The fsync does not run on this thread: the writer commits with synchronous=NORMAL and the WAL
  * is fdatasync'ed on libuv's thread pool (../../shared/walSync.ts); a write's promise resolves
  * once an fdatasync that began after its commit has returned, which is synchronous=FULL's
- * guarantee without blocking the thread that runs the requests.
+ * guarantee without blocking the thread that runs the requests (`syncInline` may have a wait
+ * synced on this thread when no other request waits for it).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -57,6 +58,11 @@ parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.cl
 export interface SqliteStoreOptions {
   /** Checkpoint the WAL from a background thread instead of inside commits (default true). */
   readonly backgroundCheckpoint?: boolean;
+  /**
+   * Asked when a durable write needs an fdatasync and none runs: true to make it on the store's
+   * thread rather than on libuv's pool (see WalSync). Default: always the pool.
+   */
+  readonly syncInline?: () => boolean;
 }
 
 /** Opens (creating and migrating if needed) the SQLite store at `path`. */
@@ -74,7 +80,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   migrate(db);
   // From here the WAL is synced off this thread after each commit (see the head of the file). An
   // in-memory database has no file to sync and keeps FULL (which is a no-op there).
-  const sync = new WalSync(path, observeStoreSync); // --- operability --- (observeStoreSync)
+  const sync = new WalSync(path, observeStoreSync, options.syncInline); // --- operability --- (observeStoreSync)
   if (sync.enabled) db.pragma('synchronous = NORMAL');
   let checkpointer: Worker | undefined;
   if (options.backgroundCheckpoint ?? true) {
