@@ -1,0 +1,106 @@
+/**
+ * `node --import tsx bench/interleaved.ts`: an A/B of two variants of the server inside one run,
+ * for changes too small to show between two runs on a shared machine (where the same tree moves
+ * ±20–30% from one run to the next).
+ *
+ * The server is started with BENCH_AB_SLOT_MS in its environment. The change under test, patched
+ * in for the experiment and not committed, takes its B branch while
+ * `Math.floor(Date.now() / Number(process.env.BENCH_AB_SLOT_MS)) % 2 === 1` and its A branch
+ * otherwise, so the variant switches every slot. This client classifies each SignTransaction
+ * (Ethereum EIP-1559) by the same clock at its start, so both variants share whatever the machine
+ * is doing; calls that straddle a switch fall in the slot they started in.
+ *
+ * Load: BENCH_AB_IN_FLIGHT calls in flight (default 1), or BENCH_AB_RATE calls a second offered in
+ * an open loop; BENCH_AB_SECONDS (default 30) after 5 s at 64 in flight. With BENCH_AB_SERVER_SLOT_MS=0
+ * the server never switches (an A/A run: the noise between the two halves of one run).
+ * Not a test: nothing here asserts a time.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import { startServe } from '../test/helpers/serve.js';
+import { runLoad, type LoadShape } from './load.js';
+
+const SLOT_MS = Number(process.env.BENCH_AB_SLOT_MS ?? 250);
+const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 30);
+const IN_FLIGHT = Number(process.env.BENCH_AB_IN_FLIGHT ?? 1);
+const RATE = process.env.BENCH_AB_RATE === undefined ? undefined : Number(process.env.BENCH_AB_RATE);
+if (!(SLOT_MS > 0)) throw new Error('BENCH_AB_SLOT_MS must be a positive number of milliseconds');
+
+const root = protobuf.loadSync(
+  fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
+);
+const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
+let nonce = 0;
+
+function request(signWith: string): Buffer {
+  const bytes = SignTransactionRequest.encode(
+    SignTransactionRequest.fromObject({
+      signWith,
+      mode: 1, // SIGN_TRANSACTION
+      ethereum: {
+        type: 3, // EIP-1559
+        chainId: '31337',
+        nonce: String(nonce++),
+        to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+        value: '1000000000000000',
+        gasLimit: '21000',
+        maxFeePerGas: '2000000000',
+        maxPriorityFeePerGas: '1000000000',
+      },
+    }),
+  ).finish();
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(bytes.length, 1);
+  return Buffer.concat([head, bytes]);
+}
+
+function quantile(sorted: readonly number[], q: number): string {
+  const v = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+  return v === undefined ? '-' : v.toFixed(3);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-ab-'));
+const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn'], {
+  BENCH_AB_SLOT_MS: process.env.BENCH_AB_SERVER_SLOT_MS ?? String(SLOT_MS),
+});
+try {
+  const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
+  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
+  const base = {
+    authority: server.ready.grpc,
+    path: '/countersign.v1.Signer/SignTransaction',
+    connections: 1,
+    body: () => request(eth),
+  };
+  await runLoad({ ...base, shape: { kind: 'closed', concurrency: 64 }, seconds: 5 });
+  const shape: LoadShape =
+    RATE === undefined
+      ? { kind: 'closed', concurrency: IN_FLIGHT }
+      : { kind: 'open', rate: RATE, maxInFlight: 256 };
+  const byVariant: [number[], number[]] = [[], []];
+  const result = await runLoad({
+    ...base,
+    shape,
+    seconds: SECONDS,
+    onOk: (_i, _message, startedMs) => {
+      const variant = Math.floor((performance.timeOrigin + startedMs) / SLOT_MS) % 2;
+      byVariant[variant as 0 | 1].push(performance.now() - startedMs);
+    },
+  });
+  const load = RATE === undefined ? `${IN_FLIGHT} in flight` : `${RATE}/s offered`;
+  console.log(`${load}, ${SLOT_MS} ms slots, ${result.seconds.toFixed(1)} s, ${result.failed} failed`);
+  for (const [i, name] of ['A', 'B'].entries()) {
+    const l = byVariant[i as 0 | 1].sort((a, b) => a - b);
+    console.log(
+      `${name}: ${l.length} calls; ms p10 ${quantile(l, 0.1)} p50 ${quantile(l, 0.5)} ` +
+        `p90 ${quantile(l, 0.9)} p99 ${quantile(l, 0.99)}`,
+    );
+  }
+} finally {
+  server.proc.kill('SIGTERM');
+  await server.exited;
+  rmSync(dir, { recursive: true, force: true });
+}
