@@ -18,10 +18,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import { startServe } from '../test/helpers/serve.js';
 import { runLoad, type LoadShape } from './load.js';
+import { ethereumRequest, MODE, percentile } from './requests.js';
 
 const SLOT_MS = Number(process.env.BENCH_AB_SLOT_MS ?? 250);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 30);
@@ -29,38 +28,8 @@ const IN_FLIGHT = Number(process.env.BENCH_AB_IN_FLIGHT ?? 1);
 const RATE = process.env.BENCH_AB_RATE === undefined ? undefined : Number(process.env.BENCH_AB_RATE);
 if (!(SLOT_MS > 0)) throw new Error('BENCH_AB_SLOT_MS must be a positive number of milliseconds');
 
-const root = protobuf.loadSync(
-  fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
-);
-const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
 let nonce = 0;
-
-function request(signWith: string): Buffer {
-  const bytes = SignTransactionRequest.encode(
-    SignTransactionRequest.fromObject({
-      signWith,
-      mode: 1, // SIGN_TRANSACTION
-      ethereum: {
-        type: 3, // EIP-1559
-        chainId: '31337',
-        nonce: String(nonce++),
-        to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-        value: '1000000000000000',
-        gasLimit: '21000',
-        maxFeePerGas: '2000000000',
-        maxPriorityFeePerGas: '1000000000',
-      },
-    }),
-  ).finish();
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, bytes]);
-}
-
-function quantile(sorted: readonly number[], q: number): string {
-  const v = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-  return v === undefined ? '-' : v.toFixed(3);
-}
+const ms = (sorted: readonly number[], p: number) => percentile(sorted, p).toFixed(3);
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-ab-'));
 const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn'], {
@@ -73,7 +42,7 @@ try {
     authority: server.ready.grpc,
     path: '/countersign.v1.Signer/SignTransaction',
     connections: 1,
-    body: () => request(eth),
+    body: () => ethereumRequest(eth, MODE.SIGN_TRANSACTION, nonce++),
   };
   await runLoad({ ...base, shape: { kind: 'closed', concurrency: 64 }, seconds: 5 });
   const shape: LoadShape =
@@ -95,8 +64,7 @@ try {
   for (const [i, name] of ['A', 'B'].entries()) {
     const l = byVariant[i as 0 | 1].sort((a, b) => a - b);
     console.log(
-      `${name}: ${l.length} calls; ms p10 ${quantile(l, 0.1)} p50 ${quantile(l, 0.5)} ` +
-        `p90 ${quantile(l, 0.9)} p99 ${quantile(l, 0.99)}`,
+      `${name}: ${l.length} calls; ms p10 ${ms(l, 10)} p50 ${ms(l, 50)} p90 ${ms(l, 90)} p99 ${ms(l, 99)}`,
     );
   }
 } finally {

@@ -35,18 +35,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpcJs from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { bech32 } from '@scure/base';
 import { Psbt } from 'bitcoinjs-lib';
-import protobuf from 'protobufjs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { LOADER_OPTIONS, loadSignerProto, type SendTransactionStatus } from '../src/daemon/proto.js';
 import { startAnvil } from '../test/helpers/anvil.js';
 import { startServe } from '../test/helpers/serve.js';
 import { runLoad, type LoadShape } from './load.js';
 import { processCpu } from './proc-cpu.js';
+import { ethereumRequest, frame, MODE, percentile, signerProto } from './requests.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
@@ -85,39 +84,8 @@ function cpuDelta(pid: number, before: Map<string, number>, after: Map<string, n
 }
 
 // Requests are encoded once per call with protobufjs from the same proto the daemon serves.
-const root = protobuf.loadSync(
-  fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
-);
-const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
-const SendEthTransactionRequest = root.lookupType('countersign.v1.SendEthTransactionRequest');
-const SendEthTransactionResponse = root.lookupType('countersign.v1.SendEthTransactionResponse');
-
-/** A gRPC length-prefixed frame: uncompressed flag + 4-byte big-endian length + message. */
-function frame(message: Record<string, unknown>, type: protobuf.Type = SignTransactionRequest): Buffer {
-  const bytes = type.encode(type.fromObject(message)).finish();
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, bytes]);
-}
-
-const MODE = { SIGN_TRANSACTION: 1, SIGN_RAW_PAYLOADS: 2 } as const;
-
-function ethereumRequest(signWith: string, mode: number, nonce: number): Buffer {
-  return frame({
-    signWith,
-    mode,
-    ethereum: {
-      type: 3, // EIP-1559
-      chainId: '31337',
-      nonce: String(nonce),
-      to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-      value: '1000000000000000',
-      gasLimit: '21000',
-      maxFeePerGas: '2000000000',
-      maxPriorityFeePerGas: '1000000000',
-    },
-  });
-}
+const SendEthTransactionRequest = signerProto.lookupType('countersign.v1.SendEthTransactionRequest');
+const SendEthTransactionResponse = signerProto.lookupType('countersign.v1.SendEthTransactionResponse');
 
 function solanaRequest(signWith: string, mode: number, n: number): Buffer {
   const data = Buffer.alloc(12);
@@ -229,11 +197,6 @@ interface Result {
   /** CPU µs per call: the server process's (gRPC lines) or the bench's own (viem). */
   cpuUsPerCall?: number;
   note?: string;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 const VIEM_LABEL = 'viem privateKeyToAccount().signTransaction, in-process loop';
