@@ -13,41 +13,13 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import { createTestDatabase } from '../test/helpers/pgdb.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve.js';
 import { runLoad, type LoadResult } from './load.js';
+import { ethereumRequest, MODE, percentile } from './requests.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const IN_FLIGHT = 64;
-
-const root = protobuf.loadSync(
-  fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
-);
-const SignTransactionRequest = root.lookupType('countersign.v1.SignTransactionRequest');
-
-/** A gRPC length-prefixed frame of a SIGN_TRANSACTION request for an EIP-1559 transaction. */
-function ethereumRequest(signWith: string, nonce: number): Buffer {
-  const message = {
-    signWith,
-    mode: 1, // SIGN_TRANSACTION
-    ethereum: {
-      type: 3, // EIP-1559
-      chainId: '31337',
-      nonce: String(nonce),
-      to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-      value: '1000000000000000',
-      gasLimit: '21000',
-      maxFeePerGas: '2000000000',
-      maxPriorityFeePerGas: '1000000000',
-    },
-  };
-  const bytes = SignTransactionRequest.encode(SignTransactionRequest.fromObject(message)).finish();
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, bytes]);
-}
 
 interface Line {
   readonly label: string;
@@ -67,7 +39,7 @@ async function measure(label: string, targets: readonly { grpc: string; signWith
         runLoad({
           authority: t.grpc,
           path: '/countersign.v1.Signer/SignTransaction',
-          body: () => ethereumRequest(t.signWith, nonce++),
+          body: () => ethereumRequest(t.signWith, MODE.SIGN_TRANSACTION, nonce++),
           shape: { kind: 'closed', concurrency: IN_FLIGHT / targets.length },
           seconds,
           connections: 4,
@@ -84,11 +56,6 @@ async function measure(label: string, targets: readonly { grpc: string; signWith
     latencies: results.flatMap((r) => r.latencies).sort((a, b) => a - b),
   };
 }
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted.length === 0
-    ? NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
 
 const ethOf = (s: ServeProcess): string =>
   s.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address as string;
