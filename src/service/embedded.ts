@@ -24,6 +24,7 @@ import { cachedStore } from './store/cache.js';
 import type { Store } from './store/types.js';
 import { buildWallet, insertWallet, type AccountSpec } from './activities/wallets.js';
 import { createApiHandler } from './api/handler.js';
+import { P256Verifier } from './api/p256Verifier.js';
 import { Metrics } from './api/metrics.js';
 import { ethChainsFrom } from './send/chains.js'; // --- eth send transaction ---
 import { attachSendContext } from './send/context.js'; // --- eth send transaction ---
@@ -338,9 +339,11 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const replicaId = randomUUID();
   opts.logger.info({ replicaId, store: store.engine }, 'replica started');
   const metrics = new Metrics();
+  const p256Verifier = new P256Verifier();
   const handler = createApiHandler({
     replicaId,
     inHand,
+    p256Verifier,
     store,
     vault,
     logger: opts.logger.child({ module: 'api' }),
@@ -406,6 +409,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
     await dispatcher.stop(); // --- webhooks ---
     await tracker.stop();
     await store.close();
+    await p256Verifier.close();
   };
   return {
     handler,

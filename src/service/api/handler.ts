@@ -35,10 +35,11 @@ import { EVALUATE_POLICIES_QUERY, evaluatePoliciesQuery } from './evaluate-polic
 import {
   parseStamp,
   verifyApiKeyStamp,
-  verifyApiKeyStampOnPool,
+  verifyApiKeyStampOffThread,
   verifyWebauthnStamp,
   type Stamp,
 } from './stamp.js';
+import type { P256Verifier } from './p256Verifier.js';
 import { attestedCaller, parseAttestedStamp, type AttestedStamp } from './attestedStamp.js'; // --- auth proxy ---
 import { uuidv7 } from '../ids.js';
 import type { WebauthnPolicy } from '../webauthn.js'; // --- console ---
@@ -90,6 +91,8 @@ export interface ApiHandlerOptions {
   readonly activityLeaseMs?: number;
   /** Kept up to date with the number of requests being answered (the store reads it; see embedded.ts). */
   readonly inHand?: { count: number };
+  /** Where P-256 stamp checks go in batches when many requests are in hand (else libuv's pool). */
+  readonly p256Verifier?: P256Verifier;
 }
 
 /** The status of a reserved activity: recorded, being signed by the lease holder. */
@@ -167,6 +170,13 @@ function errorBody(e: CountersignError): ReturnType<typeof toRpcStatus> {
 }
 
 /** Builds the handler; the returned function never throws. */
+/**
+ * Requests in hand above which stamp checks are batched. Measured interleaved (bench/PROFILE.md,
+ * stop 32): at 64 in flight batches beat the pool by 4–13% in calls; at ~750/s offered, with two to
+ * four in hand, batches of one or two on one thread lost 3–10% at p50 to the pool's parallel checks.
+ */
+const BATCHED_FROM = 8;
+
 export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
   const { store, vault, logger, metrics } = opts;
   const now = opts.now ?? Date.now;
@@ -193,9 +203,12 @@ export function createApiHandler(opts: ApiHandlerOptions): RequestHandler {
           'STAMP_UNKNOWN_KEY',
           'could not find public key in organization or its parent organization',
         );
-      // With other requests in hand, the P-256 check runs on the thread pool and this thread goes
-      // on with them; alone, it runs here (a hop to the pool and back costs a lone request more).
-      if (inHand.count > 1) await verifyApiKeyStampOnPool(stamp, body);
+      // With other requests in hand, the P-256 check runs off this thread, which goes on with them;
+      // alone, it runs here (a hop to another thread and back costs a lone request more). With
+      // many in hand, the checks go in batches to the verifier's thread (one wake-up a batch);
+      // with a few, to libuv's pool, whose threads check them side by side.
+      if (inHand.count > BATCHED_FROM) await verifyApiKeyStampOffThread(stamp, body, opts.p256Verifier);
+      else if (inHand.count > 1) await verifyApiKeyStampOffThread(stamp, body);
       else verifyApiKeyStamp(stamp, body);
       if (key.expiresAtMs !== null && key.expiresAtMs <= now())
         throw new CountersignError(

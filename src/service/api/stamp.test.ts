@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { verifyApiKeyStamp, verifyApiKeyStampOnPool, type ApiKeyStamp } from './stamp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { P256Verifier } from './p256Verifier.js';
+import { verifyApiKeyStamp, verifyApiKeyStampOffThread, type ApiKeyStamp } from './stamp.js';
 
 /** A P-256 API key and a stamp of `body` made with it, as a Turnkey client makes one. */
 function stamped(body: Uint8Array): { stamp: ApiKeyStamp; otherKey: string } {
@@ -34,11 +35,17 @@ function stamped(body: Uint8Array): { stamp: ApiKeyStamp; otherKey: string } {
 
 const body = new TextEncoder().encode('{"type":"ACTIVITY_TYPE_SIGN_TRANSACTION_V2","timestampMs":"1"}');
 
-describe('API-key stamp checked on the thread pool', () => {
+const verifier = new P256Verifier();
+afterAll(() => verifier.close());
+
+describe.each([
+  ['on the thread pool', undefined],
+  ['in batches on the verifier thread', verifier],
+])('API-key stamp checked %s', (_where, batched) => {
   it('accepts what the inline check accepts', async () => {
     const { stamp } = stamped(body);
     expect(() => verifyApiKeyStamp(stamp, body)).not.toThrow();
-    await expect(verifyApiKeyStampOnPool(stamp, body)).resolves.toBeUndefined();
+    await expect(verifyApiKeyStampOffThread(stamp, body, batched)).resolves.toBeUndefined();
   });
 
   it('refuses another body, another key and a malformed key as the inline check does', async () => {
@@ -53,7 +60,7 @@ describe('API-key stamp checked on the thread pool', () => {
       [{ ...stamp, publicKey: `04${'ab'.repeat(32)}` }, body, 'STAMP_MALFORMED'],
     ] as const) {
       expect(() => verifyApiKeyStamp(s, b)).toThrow(expect.objectContaining({ code }));
-      await expect(verifyApiKeyStampOnPool(s, b)).rejects.toMatchObject({ code });
+      await expect(verifyApiKeyStampOffThread(s, b, batched)).rejects.toMatchObject({ code });
     }
   });
 });

@@ -9,6 +9,7 @@ import { CountersignError } from '../../shared/errors.js';
 import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp256k1.js';
 import { bigintToFixed, bytesToBigint, concatBytes, utf8 } from '../../shared/encoding.js';
 import { ed25519Key, p256Key } from '../keys/apiPublicKeys.js';
+import type { P256Verifier } from './p256Verifier.js';
 import { OPEN_WEBAUTHN_POLICY, verifyAssertion, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
 
 export const STAMP_SCHEMES = [
@@ -176,12 +177,21 @@ export function verifyApiKeyStamp(stamp: ApiKeyStamp, body: Uint8Array): void {
 
 /**
  * verifyApiKeyStamp with the P-256 check (the scheme Turnkey's clients and the daemon stamp with)
- * run on libuv's thread pool, so a busy request thread hands the ~80 µs of the verification to a
- * core that has time; the other schemes are checked here as verifyApiKeyStamp does.
+ * run off this thread, so a busy request thread hands the ~80 µs of the verification to a core that
+ * has time: on `batched`'s thread when given (see ./p256Verifier.ts), else on libuv's pool. The
+ * other schemes are checked here as verifyApiKeyStamp does.
  */
-export async function verifyApiKeyStampOnPool(stamp: ApiKeyStamp, body: Uint8Array): Promise<void> {
+export async function verifyApiKeyStampOffThread(
+  stamp: ApiKeyStamp,
+  body: Uint8Array,
+  batched?: P256Verifier,
+): Promise<void> {
   if (stamp.scheme !== 'SIGNATURE_SCHEME_TK_API_P256') return verifyApiKeyStamp(stamp, body);
   const key = p256VerifyKey(stamp);
+  if (batched !== undefined) {
+    if (!(await batched.verify(stamp.publicKey, body, stamp.signature))) throw badSignature('api key');
+    return;
+  }
   const sig = Buffer.from(stamp.signature, 'hex');
   const ok = await new Promise<boolean>((resolve) => {
     try {
