@@ -339,7 +339,7 @@ export async function openEmbeddedService(opts: EmbeddedServiceOptions): Promise
   const replicaId = randomUUID();
   opts.logger.info({ replicaId, store: store.engine }, 'replica started');
   const metrics = new Metrics();
-  const p256Verifier = new P256Verifier();
+  const p256Verifier = new P256Verifier(opts.logger);
   const handler = createApiHandler({
     replicaId,
     inHand,

@@ -13,14 +13,16 @@
  */
 import { verify as nodeVerify } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { p256Key } from '../keys/apiPublicKeys.js';
+import type { Logger } from 'pino';
+import { P256_SPKI_COMPRESSED, p256Key } from '../keys/apiPublicKeys.js';
 
 // The thread's program: for each check, the key (compressed point, hex; the caller has already
-// checked it is a point), the body's bytes at its offset in one buffer, the DER signature (hex).
+// checked it is a point), the body (the bytes up to its end in one buffer, from the previous
+// body's end), the DER signature (hex).
 const PROGRAM = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { createPublicKey, verify } = require('node:crypto');
-const SPKI = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
+const SPKI = Buffer.from(workerData.spki);
 const keys = new Map();
 const keyOf = (hex) => {
   let k = keys.get(hex);
@@ -36,7 +38,8 @@ parentPort.on('message', (m) => {
   const ok = new Uint8Array(m.keys.length);
   for (let i = 0; i < m.keys.length; i++) {
     try {
-      ok[i] = verify('sha256', bodies.subarray(m.ends[i] - m.lengths[i], m.ends[i]), keyOf(m.keys[i]), Buffer.from(m.signatures[i], 'hex')) ? 1 : 0;
+      const body = bodies.subarray(i === 0 ? 0 : m.ends[i - 1], m.ends[i]);
+      ok[i] = verify('sha256', body, keyOf(m.keys[i]), Buffer.from(m.signatures[i], 'hex')) ? 1 : 0;
     } catch {
       ok[i] = 0;
     }
@@ -71,6 +74,7 @@ function onPool(c: Check): void {
 }
 
 export class P256Verifier {
+  readonly #logger: Logger | undefined;
   #worker: Worker | undefined;
   /** Checks asked for since the last batch was posted. */
   #queued: Check[] = [];
@@ -82,6 +86,11 @@ export class P256Verifier {
   #gone = false;
   #batches = 0;
   #checks = 0;
+
+  /** `logger` is told if the thread stops before the verifier is closed. */
+  constructor(logger?: Logger) {
+    this.#logger = logger;
+  }
 
   /** Batches posted to the thread and the checks they held, since the verifier was made. */
   get stats(): { batches: number; checks: number } {
@@ -127,7 +136,6 @@ export class P256Verifier {
     // One fresh buffer for the bodies, transferred: a view's whole backing store would be copied.
     const bodies = new Uint8Array(total);
     const ends = new Uint32Array(checks.length);
-    const lengths = new Uint32Array(checks.length);
     const keys: string[] = new Array<string>(checks.length);
     const signatures: string[] = new Array<string>(checks.length);
     let at = 0;
@@ -136,7 +144,6 @@ export class P256Verifier {
       bodies.set(c.body, at);
       at += c.body.length;
       ends[i] = at;
-      lengths[i] = c.body.length;
       keys[i] = c.publicKey;
       signatures[i] = c.signature;
     }
@@ -146,16 +153,12 @@ export class P256Verifier {
     this.#posted.set(id, checks);
     const worker = this.#thread();
     worker.ref();
-    worker.postMessage({ id, bodies: bodies.buffer, ends, lengths, keys, signatures }, [
-      bodies.buffer,
-      ends.buffer,
-      lengths.buffer,
-    ]);
+    worker.postMessage({ id, bodies: bodies.buffer, ends, keys, signatures }, [bodies.buffer, ends.buffer]);
   }
 
   #thread(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(PROGRAM, { eval: true });
+    const worker = new Worker(PROGRAM, { eval: true, workerData: { spki: P256_SPKI_COMPRESSED } });
     // Held only while a batch is out, so an idle verifier never keeps a process alive.
     worker.unref();
     worker.on('message', (m: Reply) => {
@@ -165,8 +168,13 @@ export class P256Verifier {
       if (this.#posted.size === 0) worker.unref();
       for (let i = 0; i < checks.length; i++) (checks[i] as Check).resolve(m.ok[i] === 1);
     });
-    worker.on('error', () => this.#giveUp());
-    worker.on('exit', () => this.#giveUp());
+    const stopped = (err?: Error) => {
+      if (this.#gone) return;
+      this.#logger?.warn({ err }, 'stamp verifier thread stopped; stamp checks go to the thread pool');
+      this.#giveUp();
+    };
+    worker.on('error', stopped);
+    worker.on('exit', () => stopped());
     this.#worker = worker;
     return worker;
   }

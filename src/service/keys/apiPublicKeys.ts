@@ -5,7 +5,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 
 // SubjectPublicKeyInfo prefixes for a compressed P-256 point and a raw Ed25519 key.
-const P256_SPKI_COMPRESSED = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
+export const P256_SPKI_COMPRESSED = Buffer.from(
+  '3039301306072a8648ce3d020106082a8648ce3d030107032200',
+  'hex',
+);
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
 
 const keyCache = new Map<string, KeyObject>();
