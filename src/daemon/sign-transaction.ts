@@ -105,8 +105,8 @@ export async function prepareSignTransaction(
       },
     };
   });
-  // Fields on the lines that are written, not a child logger: a pino child serializes (and runs the
-  // redaction over) its bindings when it is made, on every call, whether or not a line is written.
+  // Fields on the lines that are written, not a child logger: a pino child serializes (and censors)
+  // its bindings when it is made, on every call, whether or not a line is written.
   const logFields = { mode, chain: chain.member, ...chain.logFields?.(input, signer) };
   return { chain, organizationId, mode, input, signer, groups, activities, logFields };
 }

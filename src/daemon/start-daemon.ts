@@ -245,7 +245,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         return;
       }
       const { name, ctx } = admitted;
-      // One child logger per call (pino redacts a child's bindings as it makes it).
+      // One child logger per call (its bindings serialized and censored once, as it is made).
       const boundLog = log.child(
         name === '' ? { rpc: method, requestId } : { rpc: method, requestId, caller: name },
       );
