@@ -244,6 +244,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         summaries: true,
       }),
     maxInFlight: config.grpcMaxInFlight,
+    grpcServer: config.grpcServer,
     maxWatchStreamsPerCaller: config.grpcMaxWatchStreams,
     watchMaxLifetimeMs: config.grpcWatchMaxSeconds * 1000,
     // Embedded: a round trip through the service thread and its store; remote: a whoami.

@@ -119,6 +119,7 @@ describe('loadConfig', () => {
     [['serve', '--chain-rpc', 'eip155:1'], '--chain-rpc'],
     [['serve', '--chain-rpc', 'eip155:1=not a url'], '--chain-rpc'],
     [['serve', '--log-level', 'loud'], '--log-level'],
+    [['serve', '--grpc-server', 'nghttp2'], '--grpc-server'],
     [['serve', '--max-request-age-ms', '-1'], '--max-request-age-ms'],
     [['serve', '--config', '/nonexistent/config.json'], '--config'],
   ])('refuses %j naming %s', (argv, name) => {

@@ -53,6 +53,8 @@ export interface Config {
   /** The callers file (`--grpc-clients`). */
   readonly grpcClients: string | undefined;
   readonly grpcMaxInFlight: number;
+  /** The HTTP/2 server under gRPC: `lean` (countersign's own framing) or `grpc-js`. */
+  readonly grpcServer: 'lean' | 'grpc-js';
   readonly grpcMaxWatchStreams: number;
   readonly grpcWatchMaxSeconds: number;
   readonly apiMaxInFlight: number;
@@ -205,6 +207,13 @@ export const SETTINGS = [
     key: 'grpcMaxInFlight',
     def: '256',
     help: 'gRPC calls handled at once; beyond it RESOURCE_EXHAUSTED',
+  },
+  {
+    flag: 'grpc-server',
+    env: 'COUNTERSIGN_GRPC_SERVER',
+    key: 'grpcServer',
+    def: 'lean',
+    help: "the HTTP/2 server under gRPC: lean (countersign's own framing) or grpc-js (node:http2)",
   },
   {
     flag: 'grpc-max-watch-streams',
@@ -427,6 +436,17 @@ function otlpEndpoint(value: string | undefined): string | undefined {
 }
 // --- end operability ---
 
+function grpcServerSetting(value: string): 'lean' | 'grpc-js' {
+  if (value === 'lean' || value === 'grpc-js') return value;
+  throw new CountersignError(
+    'CONFIG_INVALID',
+    `--grpc-server: ${JSON.stringify(value)} is not lean or grpc-js`,
+    {
+      field: 'grpc-server',
+    },
+  );
+}
+
 function booleanSetting(value: string, field: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0' || value === '') return false;
@@ -574,6 +594,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     grpcInsecure: booleanSetting(str('grpcInsecure'), '--grpc-insecure'),
     grpcClients: opt('grpcClients'),
     grpcMaxInFlight: atLeastOne(str('grpcMaxInFlight'), '--grpc-max-in-flight'),
+    grpcServer: grpcServerSetting(str('grpcServer')),
     grpcMaxWatchStreams: atLeastOne(str('grpcMaxWatchStreams'), '--grpc-max-watch-streams'),
     grpcWatchMaxSeconds: atLeastOne(str('grpcWatchMaxSeconds'), '--grpc-watch-max-seconds'),
     apiMaxInFlight: atLeastOne(str('apiMaxInFlight'), '--api-max-in-flight'),

@@ -24,6 +24,7 @@ import {
 } from './callers.js';
 import type { CallContext, DaemonContext } from './context.js';
 import { grpcTls, type GrpcTlsFiles } from './tls.js';
+import { LeanGrpcServer } from './h2/server.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
 import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
@@ -74,6 +75,12 @@ export interface StartDaemonOptions {
   /** Another signer.proto (tests: one whose `transaction` oneof has a toy chain); default the package's. */
   readonly protoFile?: string;
   readonly healthIntervalMs?: number;
+  /**
+   * The HTTP/2 server under the gRPC calls: `lean` (default) frames HTTP/2 itself on the socket
+   * (src/daemon/h2); `grpc-js` is @grpc/grpc-js's server on node:http2. Both serve the same
+   * handlers, statuses and trailers; the tests run the same calls through both.
+   */
+  readonly grpcServer?: 'lean' | 'grpc-js';
 }
 
 export interface RunningDaemon {
@@ -128,8 +135,11 @@ export function assertGrpcListenerSecure(o: {
   );
 }
 
+/** What the handlers read of a call's metadata (grpc-js's Metadata and the lean server's). */
+type CallMetadata = Pick<grpc.Metadata, 'get'>;
+
 /** The first `traceparent` of a call's metadata, if it is a string. */
-function traceparentOf(metadata: grpc.Metadata): string | undefined {
+function traceparentOf(metadata: CallMetadata): string | undefined {
   const v = metadata.get('traceparent')[0];
   return typeof v === 'string' ? v : undefined;
 }
@@ -189,7 +199,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   /** Identifies and authorizes the caller; refuses (nothing submitted) an unknown or unauthorized one. */
   function admit(
     call: {
-      readonly metadata: grpc.Metadata;
+      readonly metadata: CallMetadata;
       readonly request: unknown;
       getAuthContext(): { sslPeerCertificate?: PeerCertificate };
     },
@@ -353,13 +363,22 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     };
   }
 
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
-    'grpc.max_send_message_length': MAX_SEND_BYTES,
-    // Channelz (grpc-js's per-call introspection registry, read through a channelz service this
-    // daemon does not serve) costs ~2% of the gRPC thread per call; nothing reads it here.
-    'grpc.enable_channelz': 0,
-  });
+  const server: Pick<grpc.Server, 'addService'> & {
+    tryShutdown(cb: () => void): void;
+    forceShutdown(): void;
+  } =
+    opts.grpcServer === 'grpc-js'
+      ? new grpc.Server({
+          'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+          'grpc.max_send_message_length': MAX_SEND_BYTES,
+          // Channelz (grpc-js's per-call introspection registry, read through a channelz service
+          // this daemon does not serve) costs ~2% of the gRPC thread per call; nothing reads it.
+          'grpc.enable_channelz': 0,
+        })
+      : new LeanGrpcServer({
+          maxReceiveMessageBytes: MAX_RECEIVE_BYTES,
+          maxSendMessageBytes: MAX_SEND_BYTES,
+        });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
     SignRawPayloads: unary('SignRawPayloads', signRawPayloads),
@@ -378,7 +397,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     '': probe === undefined ? 'SERVING' : 'NOT_SERVING',
     [SIGNER_SERVICE]: probe === undefined ? 'SERVING' : 'NOT_SERVING',
   });
-  health.addToServer(server);
+  health.addToServer(server as grpc.Server);
   let healthy: boolean | undefined;
   const checkHealth = async () => {
     if (closing !== undefined || probe === undefined) return;
@@ -404,15 +423,19 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
 
   let port: number;
   try {
-    port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(
-        opts.listen,
-        tls?.credentials ?? grpc.ServerCredentials.createInsecure(),
-        (err, bound) => (err ? reject(err) : resolve(bound)),
-      );
-    });
-    // The certificate provider delivers the certificates on the next turn: serve no one before.
-    if (tls !== undefined) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    if (server instanceof LeanGrpcServer) port = await server.listen(opts.listen, tls?.lean);
+    else {
+      const grpcServer = server as grpc.Server;
+      port = await new Promise<number>((resolve, reject) => {
+        grpcServer.bindAsync(
+          opts.listen,
+          tls?.credentials ?? grpc.ServerCredentials.createInsecure(),
+          (err, bound) => (err ? reject(err) : resolve(bound)),
+        );
+      });
+      // The certificate provider delivers the certificates on the next turn: serve no one before.
+      if (tls !== undefined) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    }
     // A socket shared with sidecars in the pod: owner and group only.
     if (unixPath !== undefined) chmodSync(unixPath, 0o660);
   } catch (cause) {

@@ -7,6 +7,7 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { CountersignError } from '../shared/errors.js';
+import type { LeanTls } from './h2/server.js';
 
 export interface GrpcTlsFiles {
   readonly certFile: string;
@@ -24,6 +25,7 @@ class ReloadingCertificates implements grpc.experimental.CertificateProvider {
   readonly #identityListeners = new Set<IdentityListener>();
   #ca: { caCertificate: Buffer } | null = null;
   #identity: { certificate: Buffer; privateKey: Buffer } | null = null;
+  readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly files: GrpcTlsFiles,
@@ -64,6 +66,18 @@ class ReloadingCertificates implements grpc.experimental.CertificateProvider {
     if (!first) this.log.info('TLS certificates reloaded');
     for (const l of this.#identityListeners) l(this.#identity);
     for (const l of this.#caListeners) l(this.#ca);
+    for (const l of this.changeListeners) l();
+  }
+
+  /** The files as node:tls server options (the lean gRPC server's secure context). */
+  tlsOptions(): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert: boolean } {
+    const identity = this.#identity as { certificate: Buffer; privateKey: Buffer };
+    return {
+      cert: identity.certificate,
+      key: identity.privateKey,
+      ...(this.#ca === null ? {} : { ca: this.#ca.caCertificate }),
+      requestCert: this.#ca !== null,
+    };
   }
 
   // grpc-js registers its watcher only after adding these listeners: the first update must come later.
@@ -85,6 +99,8 @@ class ReloadingCertificates implements grpc.experimental.CertificateProvider {
 
 export interface GrpcTls {
   readonly credentials: grpc.ServerCredentials;
+  /** The same files for the lean server: its options, and a listener called after each reload. */
+  readonly lean: LeanTls;
   /** Reads the files again (also done on SIGHUP and on file change). */
   reload(): void;
   close(): void;
@@ -109,6 +125,13 @@ export function grpcTls(files: GrpcTlsFiles, log: Logger): GrpcTls {
   process.on('SIGHUP', reload);
   return {
     credentials,
+    lean: {
+      options: () => provider.tlsOptions(),
+      onChange: (l) => {
+        provider.changeListeners.add(l);
+        return () => provider.changeListeners.delete(l);
+      },
+    },
     reload,
     close() {
       for (const f of watched) unwatchFile(f, reload);

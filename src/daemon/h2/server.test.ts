@@ -1,0 +1,624 @@
+/**
+ * The lean gRPC server against @grpc/grpc-js's server: the same handlers behind both, the same calls
+ * from grpc-js's client, and the answers compared whole (messages, statuses, details, headers and
+ * trailers). Then the HTTP/2 rules an untrusted peer meets, spoken frame by frame on a raw socket.
+ */
+import { connect, type Socket } from 'node:net';
+import { createRequire } from 'node:module';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSignerProto } from '../proto.js';
+import { encodeHeaders, HpackDecoder } from './hpack.js';
+import { LeanGrpcServer } from './server.js';
+
+const proto = loadSignerProto();
+const MAX_RECEIVE = 4 * 1024 * 1024;
+const MAX_SEND = 16 * 1024 * 1024;
+
+interface Activity {
+  activityId: string;
+  organizationId: string;
+  fingerprint: string;
+}
+
+/** Handlers whose behaviour the request picks: the activity id names the case. */
+const implementation: grpc.UntypedServiceImplementation = {
+  GetActivity(
+    call: grpc.ServerUnaryCall<{ activityId: string }, Activity>,
+    cb: grpc.sendUnaryData<Activity>,
+  ) {
+    const id = call.request.activityId;
+    const auth = call.metadata.get('authorization')[0];
+    const bin = call.metadata.get('x-trace-bin')[0];
+    const echo = `${typeof auth === 'string' ? auth : ''}|${Buffer.isBuffer(bin) ? bin.toString('hex') : ''}`;
+    if (id === 'error') {
+      const md = new grpc.Metadata();
+      md.set('countersign-error-code', 'POLICY_DENIED');
+      md.set('grpc-status-details-bin', Buffer.alloc(300, 7));
+      cb({ code: grpc.status.PERMISSION_DENIED, details: 'denied: 100% sure, naïve', metadata: md });
+    } else if (id === 'throw-like') {
+      cb(new Error('plain error'));
+    } else if (id === 'slow') {
+      setTimeout(() => cb(null, { activityId: id, organizationId: '', fingerprint: '' }), 300);
+    } else if (id === 'big') {
+      cb(null, { activityId: id, organizationId: 'o'.repeat(1 << 20), fingerprint: echo });
+    } else if (id === 'too-big') {
+      cb(null, { activityId: id, organizationId: 'o'.repeat(MAX_SEND + 1), fingerprint: '' });
+    } else if (id === 'trailer') {
+      const md = new grpc.Metadata();
+      md.set('x-extra', 'yes');
+      cb(null, { activityId: id, organizationId: '', fingerprint: '' }, md);
+    } else {
+      cb(null, { activityId: id, organizationId: `len ${id.length}`, fingerprint: echo });
+    }
+  },
+  WatchActivity(call: grpc.ServerWritableStream<{ activityId: string }, Activity>) {
+    const id = call.request.activityId;
+    let n = 0;
+    const timer = setInterval(() => {
+      if (call.cancelled) return clearInterval(timer);
+      call.write({ activityId: `${id}-${n}`, organizationId: 'x'.repeat(n * 10_000), fingerprint: '' });
+      n++;
+      if (n === 5) {
+        clearInterval(timer);
+        if (id === 'fail') call.emit('error', { code: grpc.status.ABORTED, details: 'stopped' });
+        else if (id !== 'forever') call.end();
+      }
+    }, 5);
+    call.on('cancelled', () => {
+      clearInterval(timer);
+      cancelled.push(id);
+    });
+  },
+};
+const cancelled: string[] = [];
+
+function addServices(server: Pick<grpc.Server, 'addService'>) {
+  server.addService(proto.signerService, implementation);
+  const health = new HealthImplementation({ '': 'SERVING', 'countersign.v1.Signer': 'NOT_SERVING' });
+  health.addToServer(server as grpc.Server);
+  const healthProto = createRequire(import.meta.url).resolve(
+    'grpc-health-check/proto/health/v1/health.proto',
+  );
+  const pkg = { ...proto.packageDefinition, ...protoLoader.loadSync(healthProto, { keepCase: true }) };
+  new ReflectionService(pkg).addToServer(server);
+}
+
+type Outcome = {
+  value?: unknown;
+  code?: number | undefined;
+  details?: string | undefined;
+  headers?: Record<string, unknown> | undefined;
+  trailers?: Record<string, unknown> | undefined;
+};
+type UnaryMethod = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, value: unknown) => void,
+) => grpc.ClientUnaryCall;
+
+const norm = (md: grpc.Metadata | undefined) => {
+  if (md === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(md.getMap())) {
+    if (k === 'date') continue; // node:http2 adds one; the lean server does not
+    out[k] = Buffer.isBuffer(v) ? `bin:${v.toString('hex')}` : v;
+  }
+  return out;
+};
+
+const Signer = grpc.makeGenericClientConstructor(proto.signerService, 'Signer');
+
+function unary(client: grpc.Client, id: string, opts: grpc.CallOptions = {}, md = new grpc.Metadata()) {
+  return new Promise<Outcome>((resolve) => {
+    const out: Outcome = {};
+    const call = (client as unknown as Record<string, UnaryMethod>).GetActivity!.call(
+      client,
+      { activityId: id },
+      md,
+      opts,
+      (err: grpc.ServiceError | null, value: unknown) => {
+        if (err) {
+          out.code = err.code;
+          // The client's own deadline message carries its timings.
+          out.details = err.details.startsWith('Deadline exceeded after') ? 'client deadline' : err.details;
+        } else out.value = value;
+      },
+    );
+    call.on('metadata', (m) => (out.headers = norm(m)));
+    call.on('status', (s) => {
+      out.trailers = norm(s.metadata);
+      out.code ??= s.code;
+      setImmediate(() => resolve(out));
+    });
+  });
+}
+
+function watch(client: grpc.Client, id: string, cancelAfter?: number) {
+  return new Promise<Outcome & { messages: string[] }>((resolve) => {
+    const messages: string[] = [];
+    const stream = (
+      client as unknown as Record<string, (r: unknown) => grpc.ClientReadableStream<Activity>>
+    ).WatchActivity!.call(client, { activityId: id });
+    const out: Outcome & { messages: string[] } = { messages };
+    stream.on('data', (m: Activity) => {
+      messages.push(`${m.activityId}:${m.organizationId.length}`);
+      if (cancelAfter !== undefined && messages.length === cancelAfter) stream.cancel();
+    });
+    stream.on('error', (e: grpc.ServiceError) => {
+      out.code = e.code;
+      out.details = e.details;
+    });
+    stream.on('status', (s) => {
+      out.code ??= s.code;
+      out.trailers = norm(s.metadata);
+      setImmediate(() => resolve(out));
+    });
+  });
+}
+
+describe('the lean gRPC server against grpc-js’s, call for call', () => {
+  const servers: { name: string; address: string; close(): void }[] = [];
+  beforeAll(async () => {
+    const lean = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
+    addServices(lean);
+    const leanPort = await lean.listen('127.0.0.1:0');
+    const reference = new grpc.Server({
+      'grpc.max_receive_message_length': MAX_RECEIVE,
+      'grpc.max_send_message_length': MAX_SEND,
+    });
+    addServices(reference);
+    const refPort = await new Promise<number>((res, rej) =>
+      reference.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) =>
+        e ? rej(e) : res(p),
+      ),
+    );
+    servers.push(
+      { name: 'lean', address: `127.0.0.1:${leanPort}`, close: () => lean.forceShutdown() },
+      { name: 'grpc-js', address: `127.0.0.1:${refPort}`, close: () => reference.forceShutdown() },
+    );
+  });
+  afterAll(() => servers.forEach((s) => s.close()));
+
+  /** Runs `scenario` against both servers (each with its own client) and returns both outcomes. */
+  async function both<T>(scenario: (client: grpc.Client, address: string) => Promise<T>, options = {}) {
+    const results: T[] = [];
+    for (const s of servers) {
+      const client = new Signer(s.address, grpc.credentials.createInsecure(), options);
+      try {
+        results.push(await scenario(client, s.address));
+      } finally {
+        client.close();
+      }
+    }
+    return { lean: results[0] as T, reference: results[1] as T };
+  }
+
+  it('answers unary calls the same: messages, metadata, errors with binary trailers, plain errors', async () => {
+    const md = new grpc.Metadata();
+    md.set('authorization', 'Bearer abc');
+    md.set('x-trace-bin', Buffer.from([0, 1, 2, 250]));
+    const { lean, reference } = await both(async (c) => [
+      await unary(c, 'plain'),
+      await unary(c, 'with-metadata', {}, md),
+      await unary(c, 'x'.repeat(5000)),
+      await unary(c, 'error'),
+      await unary(c, 'throw-like'),
+      await unary(c, 'trailer'),
+    ]);
+    expect(lean).toEqual(reference);
+    expect(lean[1]!.value).toMatchObject({ fingerprint: 'Bearer abc|000102fa' });
+    expect(lean[3]).toMatchObject({
+      code: grpc.status.PERMISSION_DENIED,
+      details: 'denied: 100% sure, naïve',
+    });
+    expect(lean[3]!.trailers).toMatchObject({
+      'countersign-error-code': 'POLICY_DENIED',
+      'grpc-status-details-bin': `bin:${'07'.repeat(300)}`,
+    });
+  });
+
+  it('sends a 1 MiB answer through flow control, and refuses one over the send limit', async () => {
+    const { lean, reference } = await both(async (c) => [await unary(c, 'big'), await unary(c, 'too-big')]);
+    expect(lean).toEqual(reference);
+    expect((lean[0]!.value as Activity).organizationId.length).toBe(1 << 20);
+    expect(lean[1]!.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  it('reads a 3 MiB request across window updates, refuses a 5 MiB one, and reads gzip', async () => {
+    const { lean, reference } = await both(async (c) => [
+      await unary(c, 'r'.repeat(3 << 20)),
+      await unary(c, 'r'.repeat(5 << 20)),
+    ]);
+    expect(lean).toEqual(reference);
+    expect(lean[0]!.value).toMatchObject({ organizationId: `len ${3 << 20}` });
+    expect(lean[1]).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
+    const gzip = await both(async (c) => [await unary(c, 'g'.repeat(100_000))], {
+      'grpc.default_compression_algorithm': 2,
+    });
+    expect(gzip.lean).toEqual(gzip.reference);
+    expect(gzip.lean[0]!.value).toMatchObject({ organizationId: 'len 100000' });
+  });
+
+  it('ends a call at its deadline with DEADLINE_EXCEEDED', async () => {
+    const { lean, reference } = await both(async (c) => [
+      await unary(c, 'slow', { deadline: Date.now() + 100 }),
+      await unary(c, 'slow', { deadline: Date.now() + 2000 }),
+    ]);
+    expect(lean).toEqual(reference);
+    expect(lean[0]!.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(lean[1]!.code).toBe(grpc.status.OK);
+  });
+
+  it('answers an unknown method UNIMPLEMENTED', async () => {
+    const { lean, reference } = await both(
+      (c) =>
+        new Promise<Outcome>((resolve) =>
+          c.makeUnaryRequest(
+            '/countersign.v1.Signer/NoSuchMethod',
+            (x: Buffer) => x,
+            (x: Buffer) => x,
+            Buffer.alloc(0),
+            (err) => resolve({ code: err?.code, details: err?.details }),
+          ),
+        ),
+    );
+    expect(lean).toEqual(reference);
+    expect(lean.code).toBe(grpc.status.UNIMPLEMENTED);
+  });
+
+  it('streams server-streaming answers, ends them with OK or the handler’s error, and tells a handler of a cancel', async () => {
+    const { lean, reference } = await both(async (c) => [await watch(c, 'ok'), await watch(c, 'fail')]);
+    expect(lean).toEqual(reference);
+    expect(lean[0]!.messages).toEqual(['ok-0:0', 'ok-1:10000', 'ok-2:20000', 'ok-3:30000', 'ok-4:40000']);
+    expect(lean[1]).toMatchObject({ code: grpc.status.ABORTED, details: 'stopped' });
+    cancelled.length = 0;
+    const cancel = await both((c) => watch(c, 'forever', 2));
+    expect(cancel.lean).toEqual(cancel.reference);
+    expect(cancel.lean.code).toBe(grpc.status.CANCELLED);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(cancelled).toEqual(['forever', 'forever']);
+  });
+
+  it('serves health (unary and watch) and reflection (bidirectional) the same', async () => {
+    const healthProto = createRequire(import.meta.url).resolve(
+      'grpc-health-check/proto/health/v1/health.proto',
+    );
+    const healthDef = grpc.loadPackageDefinition(
+      protoLoader.loadSync(healthProto, { keepCase: true }),
+    ) as any;
+    const reflectionProto = createRequire(import.meta.url).resolve(
+      '@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto',
+    );
+    const reflectionDef = grpc.loadPackageDefinition(
+      protoLoader.loadSync(reflectionProto, { keepCase: true }),
+    ) as any;
+    const { lean, reference } = await both(async (_c, address) => {
+      const health = new healthDef.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
+      const check = await new Promise((r) =>
+        health.Check({ service: 'countersign.v1.Signer' }, (e: grpc.ServiceError | null, v: unknown) =>
+          r(e ? e.code : v),
+        ),
+      );
+      const unknown = await new Promise((r) =>
+        health.Check({ service: 'nope' }, (e: grpc.ServiceError | null, v: unknown) =>
+          r(e ? [e.code, e.details] : v),
+        ),
+      );
+      const first = await new Promise((r) => {
+        const s = health.Watch({ service: '' });
+        s.on('data', (m: unknown) => {
+          r(m);
+          s.cancel();
+        });
+        s.on('error', () => {});
+      });
+      health.close();
+      const reflection = new reflectionDef.grpc.reflection.v1.ServerReflection(
+        address,
+        grpc.credentials.createInsecure(),
+      );
+      const answers = await new Promise<unknown[]>((resolve) => {
+        const got: unknown[] = [];
+        const s = reflection.ServerReflectionInfo();
+        s.on(
+          'data',
+          (m: {
+            list_services_response?: unknown;
+            file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+          }) =>
+            got.push(m.list_services_response ?? m.file_descriptor_response?.file_descriptor_proto.length),
+        );
+        s.on('end', () => resolve(got));
+        s.write({ list_services: '' });
+        s.write({ file_containing_symbol: 'countersign.v1.Signer' });
+        s.end();
+      });
+      reflection.close();
+      return { check, unknown, first, answers };
+    });
+    expect(lean).toEqual(reference);
+    expect(lean.check).toEqual({ status: 2 }); // NOT_SERVING
+    expect(lean.answers).toHaveLength(2);
+  });
+
+  it('shuts down gracefully: a call in flight is answered, then the server is gone', async () => {
+    const server = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
+    addServices(server);
+    const port = await server.listen('127.0.0.1:0');
+    const client = new Signer(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    await unary(client, 'warm');
+    const slow = unary(client, 'slow');
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = new Promise<void>((r) => server.tryShutdown(r));
+    expect((await slow).code).toBe(grpc.status.OK);
+    await closed;
+    const after = await unary(client, 'late', { deadline: Date.now() + 1000 });
+    expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(after.code);
+    client.close();
+  });
+});
+
+// ---- frame by frame on a raw socket -------------------------------------------------------------
+
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+
+function rawFrame(type: number, flags: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const h = Buffer.alloc(9);
+  h.writeUIntBE(payload.length, 0, 3);
+  h[3] = type;
+  h[4] = flags;
+  h.writeUInt32BE(id, 5);
+  return Buffer.concat([h, payload]);
+}
+
+interface Frame {
+  type: number;
+  flags: number;
+  id: number;
+  payload: Buffer;
+}
+
+/** A peer that speaks raw frames and collects what the server sends until it closes. */
+class RawPeer {
+  readonly frames: Frame[] = [];
+  #buf = Buffer.alloc(0);
+  closed: Promise<void>;
+  constructor(readonly socket: Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.#buf = Buffer.concat([this.#buf, d]);
+      while (this.#buf.length >= 9) {
+        const len = this.#buf.readUIntBE(0, 3);
+        if (this.#buf.length < 9 + len) break;
+        this.frames.push({
+          type: this.#buf[3]!,
+          flags: this.#buf[4]!,
+          id: this.#buf.readUInt32BE(5) & 0x7fffffff,
+          payload: this.#buf.subarray(9, 9 + len),
+        });
+        this.#buf = this.#buf.subarray(9 + len);
+      }
+    });
+    socket.on('error', () => {});
+    this.closed = new Promise((r) => socket.on('close', () => r()));
+  }
+  static async open(port: number, handshake = true, settings = Buffer.alloc(0)): Promise<RawPeer> {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const peer = new RawPeer(socket);
+    if (handshake) socket.write(Buffer.concat([PREFACE, rawFrame(4, 0, 0, settings)]));
+    return peer;
+  }
+  send(b: Buffer) {
+    this.socket.write(b);
+  }
+  goaway(): { lastStreamId: number; code: number } | undefined {
+    const f = this.frames.find((x) => x.type === 7);
+    return f && { lastStreamId: f.payload.readUInt32BE(0), code: f.payload.readUInt32BE(4) };
+  }
+  async until(pred: () => boolean, ms = 2000) {
+    const end = Date.now() + ms;
+    while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    return pred();
+  }
+}
+
+const requestHeaders = (path = '/countersign.v1.Signer/GetActivity', extra: [string, string][] = []) =>
+  encodeHeaders([
+    [':method', 'POST'],
+    [':scheme', 'http'],
+    [':path', path],
+    [':authority', 'localhost'],
+    ['content-type', 'application/grpc'],
+    ['te', 'trailers'],
+    ...extra,
+  ]);
+
+describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
+  let server: LeanGrpcServer;
+  let port: number;
+  beforeAll(async () => {
+    server = new LeanGrpcServer({
+      maxReceiveMessageBytes: MAX_RECEIVE,
+      maxSendMessageBytes: MAX_SEND,
+      maxConcurrentStreams: 4,
+      prefaceTimeoutMs: 200,
+    });
+    addServices(server);
+    port = await server.listen('127.0.0.1:0');
+  });
+  afterAll(() => server.forceShutdown());
+
+  it('sends its SETTINGS, acknowledges the peer’s, and answers a PING with the same payload', async () => {
+    const peer = await RawPeer.open(port);
+    peer.send(rawFrame(6, 0, 0, Buffer.from('12345678')));
+    expect(await peer.until(() => peer.frames.some((f) => f.type === 6))).toBe(true);
+    const settings = peer.frames.filter((f) => f.type === 4);
+    expect(settings.some((f) => f.flags === 0 && f.payload.length % 6 === 0)).toBe(true);
+    expect(settings.some((f) => f.flags === 1)).toBe(true);
+    const ping = peer.frames.find((f) => f.type === 6)!;
+    expect(ping.flags).toBe(1);
+    expect(ping.payload.toString()).toBe('12345678');
+    peer.socket.destroy();
+  });
+
+  it('indexes the fields every answer repeats in the peer’s HPACK table, unless the peer’s table is too small', async () => {
+    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+    const expected = [
+      [
+        ':status',
+        '200',
+        'content-type',
+        'application/grpc+proto',
+        'grpc-accept-encoding',
+        'identity,deflate,gzip',
+        'grpc-encoding',
+        'identity',
+      ],
+      ['grpc-status', '0', 'grpc-message', 'OK'],
+    ];
+    for (const tableSize of [4096, 0]) {
+      const settings = Buffer.alloc(6);
+      settings.writeUInt16BE(1, 0); // HEADER_TABLE_SIZE
+      settings.writeUInt32BE(tableSize, 2);
+      const peer = await RawPeer.open(port, true, settings);
+      const decoder = new HpackDecoder({ maxTableSize: 4096 });
+      for (let id = 1; id <= 5; id += 2) {
+        peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, message)]));
+        expect(
+          await peer.until(() => peer.frames.filter((f) => f.type === 1 && f.id === id).length === 2),
+        ).toBe(true);
+      }
+      const blocks = peer.frames.filter((f) => f.type === 1);
+      expect(blocks.map((f) => decoder.decode(f.payload).headers)).toEqual([
+        ...expected,
+        ...expected,
+        ...expected,
+      ]);
+      // Indexed: one octet a field after the first answer; not indexed: the strings every time.
+      if (tableSize === 4096) expect(blocks.slice(2).map((f) => f.payload.length)).toEqual([4, 2, 4, 2]);
+      else expect(blocks.slice(2).every((f) => f.payload.length > 10)).toBe(true);
+      expect(decoder.tableSize).toBe(tableSize === 4096 ? 282 : 0);
+      peer.socket.destroy();
+    }
+  });
+
+  it('empties the peer’s table with a size update when the peer lowers its limit mid-connection', async () => {
+    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+    const peer = await RawPeer.open(port);
+    const decoder = new HpackDecoder({ maxTableSize: 4096 });
+    peer.send(Buffer.concat([rawFrame(1, 0x4, 1, requestHeaders()), rawFrame(0, 0x1, 1, message)]));
+    expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 2)).toBe(true);
+    const lowered = Buffer.alloc(6);
+    lowered.writeUInt16BE(1, 0);
+    peer.send(rawFrame(4, 0, 0, lowered));
+    peer.send(Buffer.concat([rawFrame(1, 0x4, 3, requestHeaders()), rawFrame(0, 0x1, 3, message)]));
+    expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 4)).toBe(true);
+    const blocks = peer.frames.filter((f) => f.type === 1).map((f) => decoder.decode(f.payload).headers);
+    expect(blocks[2]).toEqual(blocks[0]);
+    expect(blocks[3]).toEqual(['grpc-status', '0', 'grpc-message', 'OK']);
+    expect(decoder.tableSize).toBe(0);
+    peer.socket.destroy();
+  });
+
+  it('closes a connection that is not HTTP/2, and one that sends no preface in time', async () => {
+    const http1 = await RawPeer.open(port, false);
+    http1.send(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    await http1.closed;
+    const silent = await RawPeer.open(port, false);
+    const t0 = Date.now();
+    await silent.closed;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+  });
+
+  it('refuses a frame over 16 KiB and a malformed header block with GOAWAY', async () => {
+    const big = await RawPeer.open(port);
+    big.send(rawFrame(0, 0, 1, Buffer.alloc(20_000)));
+    await big.closed;
+    expect(big.goaway()).toMatchObject({ code: 0x6 }); // FRAME_SIZE_ERROR
+    const garbage = await RawPeer.open(port);
+    garbage.send(rawFrame(1, 0x5, 1, Buffer.from([0x80]))); // indexed field 0
+    await garbage.closed;
+    expect(garbage.goaway()).toMatchObject({ code: 0x9 }); // COMPRESSION_ERROR
+  });
+
+  it('cuts a CONTINUATION flood at 64 KiB of header block', async () => {
+    const peer = await RawPeer.open(port);
+    peer.send(rawFrame(1, 0, 1, requestHeaders()));
+    for (let i = 0; i < 8 && !peer.socket.destroyed; i++)
+      peer.send(rawFrame(9, 0, 1, Buffer.alloc(16_000, 0x82)));
+    await peer.closed;
+    expect(peer.goaway()).toMatchObject({ code: 0xb }); // ENHANCE_YOUR_CALM
+  });
+
+  it('refuses streams past SETTINGS_MAX_CONCURRENT_STREAMS', async () => {
+    const peer = await RawPeer.open(port);
+    for (let id = 1; id <= 11; id += 2) peer.send(rawFrame(1, 0x4, id, requestHeaders()));
+    expect(await peer.until(() => peer.frames.filter((f) => f.type === 3).length >= 2)).toBe(true);
+    const resets = peer.frames.filter((f) => f.type === 3);
+    expect(resets.map((f) => [f.id, f.payload.readUInt32BE(0)])).toEqual([
+      [9, 0x7],
+      [11, 0x7],
+    ]);
+    peer.socket.destroy();
+  });
+
+  it('answers request metadata over the header list limit RESOURCE_EXHAUSTED, naming the limit', async () => {
+    const peer = await RawPeer.open(port);
+    const block = requestHeaders(undefined, [
+      ['x-big', 'v'.repeat(15_000)],
+      ['x-big2', 'w'.repeat(5_000)],
+    ]);
+    peer.send(rawFrame(1, 0x1, 1, block.subarray(0, 16_000)));
+    peer.send(rawFrame(9, 0x4, 1, block.subarray(16_000)));
+    expect(await peer.until(() => peer.frames.some((f) => f.type === 1 && f.id === 1))).toBe(true);
+    const answer = peer.frames.find((f) => f.type === 1 && f.id === 1)!;
+    const text = answer.payload.toString('latin1');
+    expect(text).toContain('grpc-status');
+    expect(text).toContain('8');
+    expect(text).toContain('request%20metadata%20larger%20than%2016384%20bytes');
+    peer.socket.destroy();
+  });
+
+  it('ends a call at the grpc-timeout the request carries, whatever the handler does', async () => {
+    const peer = await RawPeer.open(port);
+    const message = Buffer.from([0, 0, 0, 0, 6, 0x12, 4, ...Buffer.from('slow')]);
+    peer.send(rawFrame(1, 0x4, 1, requestHeaders(undefined, [['grpc-timeout', '50m']])));
+    peer.send(rawFrame(0, 0x1, 1, message));
+    expect(await peer.until(() => peer.frames.some((f) => f.type === 1 && f.id === 1))).toBe(true);
+    const answer = peer.frames.find((f) => f.type === 1 && f.id === 1)!;
+    expect(answer.flags & 0x1).toBe(1);
+    expect(answer.payload.toString('latin1')).toContain('Deadline%20exceeded');
+    // The handler's late answer is dropped: nothing more on the stream.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(peer.frames.filter((f) => f.id === 1 && f.type !== 3)).toHaveLength(1);
+    peer.socket.destroy();
+  });
+
+  it('answers a non-gRPC request 415, and a PING on a stream with GOAWAY', async () => {
+    const peer = await RawPeer.open(port);
+    peer.send(
+      rawFrame(
+        1,
+        0x5,
+        1,
+        encodeHeaders([
+          [':method', 'POST'],
+          [':scheme', 'http'],
+          [':path', '/countersign.v1.Signer/GetActivity'],
+          ['content-type', 'text/plain'],
+        ]),
+      ),
+    );
+    expect(await peer.until(() => peer.frames.some((f) => f.type === 1 && f.id === 1))).toBe(true);
+    expect(peer.frames.find((f) => f.type === 1 && f.id === 1)!.payload.toString('latin1')).toContain('415');
+    peer.send(rawFrame(2, 0, 3, Buffer.alloc(5))); // PRIORITY on an idle stream is allowed
+    peer.send(rawFrame(6, 0, 1, Buffer.alloc(8))); // PING on a stream: connection error
+    await peer.closed;
+    expect(peer.goaway()).toMatchObject({ code: 0x1 }); // PROTOCOL_ERROR
+  });
+});
