@@ -378,6 +378,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
       : new LeanGrpcServer({
           maxReceiveMessageBytes: MAX_RECEIVE_BYTES,
           maxSendMessageBytes: MAX_SEND_BYTES,
+          onError: (err) => log.error({ err }, 'gRPC connection closed on an internal fault'),
         });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),

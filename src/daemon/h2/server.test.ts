@@ -39,6 +39,8 @@ const implementation: grpc.UntypedServiceImplementation = {
       md.set('countersign-error-code', 'POLICY_DENIED');
       md.set('grpc-status-details-bin', Buffer.alloc(300, 7));
       cb({ code: grpc.status.PERMISSION_DENIED, details: 'denied: 100% sure, naïve', metadata: md });
+    } else if (id === 'lone-surrogate') {
+      cb({ code: grpc.status.INVALID_ARGUMENT, details: 'bad \uD800 text' });
     } else if (id === 'throw-like') {
       cb(new Error('plain error'));
     } else if (id === 'slow') {
@@ -220,6 +222,13 @@ describe('the lean gRPC server against grpc-js’s, call for call', () => {
       'countersign-error-code': 'POLICY_DENIED',
       'grpc-status-details-bin': `bin:${'07'.repeat(300)}`,
     });
+  });
+
+  it('sends a status message with a lone surrogate as U+FFFD (grpc-js’s encodeURI would throw)', async () => {
+    const client = new Signer(servers[0]!.address, grpc.credentials.createInsecure());
+    const out = await unary(client, 'lone-surrogate');
+    client.close();
+    expect(out).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'bad \uFFFD text' });
   });
 
   it('sends a 1 MiB answer through flow control, and refuses one over the send limit', async () => {
@@ -523,6 +532,42 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
     expect(blocks[3]).toEqual(['grpc-status', '0', 'grpc-message', 'OK']);
     expect(decoder.tableSize).toBe(0);
     peer.socket.destroy();
+  });
+
+  it('stops crediting the connection window while its streams hold too many request bytes', async () => {
+    const strict = new LeanGrpcServer({
+      maxReceiveMessageBytes: MAX_RECEIVE,
+      maxSendMessageBytes: MAX_SEND,
+      maxHeldRequestBytes: 1 << 20,
+    });
+    addServices(strict);
+    const strictPort = await strict.listen('127.0.0.1:0');
+    try {
+      const credits = async (p: number, reset: boolean) => {
+        const peer = await RawPeer.open(p);
+        const prefix = Buffer.from([0, 0, 0x40, 0, 0]); // a 4 MiB message, never completed
+        for (const id of [1, 3, 5, 7]) {
+          peer.send(rawFrame(1, 0x4, id, requestHeaders()));
+          peer.send(rawFrame(0, 0, id, prefix));
+          for (let i = 0; i < 144; i++) peer.send(rawFrame(0, 0, id, Buffer.alloc(16_384)));
+        }
+        const connectionCredits = () => peer.frames.filter((f) => f.type === 8 && f.id === 0).length;
+        await peer.until(() => connectionCredits() > 1, 500);
+        const before = connectionCredits();
+        if (reset) {
+          for (const id of [1, 3, 5, 7]) peer.send(rawFrame(3, 0, id, Buffer.alloc(4)));
+          await peer.until(() => connectionCredits() > before, 1000);
+        }
+        const after = connectionCredits();
+        peer.socket.destroy();
+        return { before, after };
+      };
+      // 9 MiB received: the default limit credits it; 1 MiB withholds it until the streams end.
+      expect(await credits(port, false)).toEqual({ before: 2, after: 2 });
+      expect(await credits(strictPort, true)).toEqual({ before: 1, after: 2 });
+    } finally {
+      strict.forceShutdown();
+    }
   });
 
   it('closes a connection that is not HTTP/2, and one that sends no preface in time', async () => {

@@ -38,6 +38,7 @@ const FLAG_PRIORITY = 0x20;
 // Error codes (§7).
 const NO_ERROR = 0x0;
 const PROTOCOL_ERROR = 0x1;
+const INTERNAL_ERROR = 0x2;
 const FLOW_CONTROL_ERROR = 0x3;
 const STREAM_CLOSED = 0x5;
 const FRAME_SIZE_ERROR = 0x6;
@@ -53,6 +54,7 @@ const MAX_WINDOW = 0x7fffffff;
 /** Our receive windows: per stream (advertised in SETTINGS) and for the connection. */
 const STREAM_WINDOW = 1 << 20;
 const CONNECTION_WINDOW = 16 << 20;
+const MAX_HELD = 32 << 20;
 const PREFACE_TIMEOUT_MS = 10_000;
 /** Above this much unsent output the connection stops reading; above the hard limit it is cut. */
 const WRITE_HIGH_WATER = 1 << 20;
@@ -107,6 +109,13 @@ export interface LeanServerOptions {
   readonly maxConcurrentStreams?: number;
   /** SETTINGS_MAX_HEADER_LIST_SIZE; a larger request's metadata is answered RESOURCE_EXHAUSTED. */
   readonly maxHeaderListSize?: number;
+  /**
+   * Request bytes one connection's streams may hold (messages being read or waiting for their
+   * stream's end) before the connection window stops being credited (default 32 MiB).
+   */
+  readonly maxHeldRequestBytes?: number;
+  /** Told of a fault of this server's own (the connection it hit is closed, the process goes on). */
+  readonly onError?: (err: unknown) => void;
   /** How long a new connection may take to send the client preface (default 10 s). */
   readonly prefaceTimeoutMs?: number;
 }
@@ -250,6 +259,15 @@ function errorToStatus(error: unknown, trailer?: grpc.Metadata | null): StatusOb
   return status;
 }
 
+/** grpc-message: percent-encoded as grpc-js does; a lone surrogate (encodeURI throws) becomes U+FFFD. */
+function grpcMessage(details: string): string {
+  try {
+    return encodeURI(details);
+  } catch {
+    return encodeURI(details.replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
+  }
+}
+
 function statusBlock(status: StatusObject, trailersOnly: boolean, enc: ResponseFields): Buffer {
   const fields: Field[] = trailersOnly
     ? [
@@ -257,7 +275,7 @@ function statusBlock(status: StatusObject, trailersOnly: boolean, enc: ResponseF
         ['content-type', 'application/grpc+proto'],
       ]
     : [];
-  fields.push(['grpc-status', String(status.code)], ['grpc-message', encodeURI(status.details)]);
+  fields.push(['grpc-status', String(status.code)], ['grpc-message', grpcMessage(status.details)]);
   if (status.metadata) {
     for (const [k, v] of Object.entries(status.metadata.toHttp2Headers())) {
       if (Array.isArray(v)) for (const one of v) fields.push([k, String(one)]);
@@ -345,7 +363,10 @@ class Stream {
   queuedTrailers: (() => Buffer) | null = null;
   call: ServerCall | undefined;
   /** The gRPC message being read: 5-byte prefix and body. */
-  #partial: Buffer | null = null;
+  #chunks: Buffer[] = [];
+  #chunkBytes = 0;
+  /** Request bytes this stream holds (a message being read, a message waiting for the end). */
+  held = 0;
   messages: Buffer[] = [];
   encoding = 'identity';
   metadata = EMPTY_METADATA;
@@ -360,11 +381,16 @@ class Stream {
 
   /** Splits DATA payloads into gRPC messages; returns false when the stream was answered. */
   onData(data: Buffer): boolean {
-    let buf = this.#partial === null ? data : Buffer.concat([this.#partial, data]);
-    this.#partial = null;
+    // Chunks are joined once a message is complete (never per frame: a 4 MiB message arrives in
+    // 256 frames).
+    this.#chunks.push(data);
+    this.#chunkBytes += data.length;
+    this.hold(data.length);
     const max = this.conn.server.options.maxReceiveMessageBytes;
-    while (buf.length >= 5) {
-      const len = buf.readUInt32BE(1);
+    while (this.#chunkBytes >= 5) {
+      let first = this.#chunks[0]!;
+      if (first.length < 5) first = this.#join();
+      const len = first.readUInt32BE(1);
       if (len > max) {
         this.sendStatus({
           code: Status.RESOURCE_EXHAUSTED,
@@ -372,14 +398,47 @@ class Stream {
         });
         return false;
       }
-      if (buf.length < 5 + len) break;
-      const message = this.decode(buf.subarray(0, 5 + len));
+      if (this.#chunkBytes < 5 + len) break;
+      const all = first.length >= 5 + len ? first : this.#join();
+      const framed = all.subarray(0, 5 + len);
+      const rest = all.subarray(5 + len);
+      this.#chunks[0] = rest;
+      if (this.#chunks.length === 1 && rest.length === 0) this.#chunks = [];
+      else if (rest.length === 0) this.#chunks.shift();
+      this.#chunkBytes -= 5 + len;
+      this.hold(-(5 + len));
+      const message = this.decode(framed);
       if (message === undefined) return false;
-      buf = buf.subarray(5 + len);
       if (!this.onMessage(message)) return false;
     }
-    if (buf.length > 0) this.#partial = buf.length === data.length ? Buffer.from(buf) : buf;
+    // A remainder that pins a large socket chunk is copied out.
+    const last = this.#chunks[this.#chunks.length - 1];
+    if (last !== undefined && last.length < 4096 && last.buffer.byteLength > 65_536)
+      this.#chunks[this.#chunks.length - 1] = Buffer.from(last);
     return true;
+  }
+
+  #join(): Buffer {
+    const all = Buffer.concat(this.#chunks);
+    this.#chunks = [all];
+    return all;
+  }
+
+  /** Counts request bytes held, here and on the connection (which stops crediting its window). */
+  hold(delta: number): void {
+    this.held += delta;
+    this.conn.held += delta;
+  }
+
+  /** Gives back what the stream held when it ends. */
+  release(): void {
+    if (this.held === 0) return;
+    this.conn.held -= this.held;
+    this.held = 0;
+    this.#chunks = [];
+    this.#chunkBytes = 0;
+    this.messages = [];
+    if (this.conn.withheld) this.conn.creditWindow();
   }
 
   /** The message's body, decompressed when its flag says so; undefined after answering. */
@@ -427,6 +486,7 @@ class Stream {
       return !this.localEnded;
     }
     this.messages.push(body);
+    this.hold(body.length);
     return true;
   }
 
@@ -443,7 +503,7 @@ class Stream {
   onEnd(): void {
     const metadata = this.metadata;
     if (this.localEnded) return;
-    if (this.#partial !== null) {
+    if (this.#chunkBytes > 0) {
       this.sendStatus({ code: Status.INTERNAL, details: 'Incomplete message at the end of the stream' });
       return;
     }
@@ -461,6 +521,7 @@ class Stream {
       return;
     }
     const request = this.deserialize(body);
+    this.release();
     if (request === undefined) return;
     try {
       if (type === 'unary') {
@@ -630,6 +691,7 @@ class Stream {
   closeLocal(): void {
     this.localEnded = true;
     this.clearTimer();
+    this.release();
     if (!this.remoteEnded) this.conn.resetStream(this.id, NO_ERROR);
     this.conn.closeStream(this);
   }
@@ -655,6 +717,7 @@ class Stream {
   /** The client reset the stream or the connection went away. */
   cancel(): void {
     this.clearTimer();
+    this.release();
     this.queue = null;
     this.queuedTrailers = null;
     this.localEnded = true;
@@ -682,6 +745,9 @@ class Connection {
   peerInitialWindow = 65_535;
   peerMaxFrame = 16_384;
   recvUnacked = 0;
+  /** Request bytes the streams hold; above MAX_HELD the connection window is not credited. */
+  held = 0;
+  withheld = false;
   /** A header block spread over CONTINUATION frames. */
   hdrId = 0;
   hdrEndStream = false;
@@ -701,7 +767,14 @@ class Connection {
   ) {
     this.decoder = new HpackDecoder({ maxHeaderListSize: server.maxHeaderListSize });
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        this.onData(chunk);
+      } catch (err) {
+        server.options.onError?.(err);
+        this.fail(INTERNAL_ERROR);
+      }
+    });
     socket.on('error', () => {});
     socket.on('close', () => this.onClose());
     socket.on('drain', () => {
@@ -840,10 +913,7 @@ class Connection {
     // Every DATA frame counts against the connection window, whatever becomes of it.
     this.recvUnacked += payload.length;
     if (this.recvUnacked > CONNECTION_WINDOW) return this.fail(FLOW_CONTROL_ERROR);
-    if (this.recvUnacked >= CONNECTION_WINDOW / 2) {
-      this.windowUpdate(0, this.recvUnacked);
-      this.recvUnacked = 0;
-    }
+    if (this.recvUnacked >= CONNECTION_WINDOW / 2) this.creditWindow();
     const data = this.unpad(flags, payload, false);
     if (data === undefined) return this.fail(PROTOCOL_ERROR);
     const stream = this.streams.get(id);
@@ -1119,6 +1189,17 @@ class Connection {
       }
     }
     if (reset) this.resetStream(id, NO_ERROR);
+  }
+
+  /**
+   * Credits the connection window with what was received, unless the streams hold more than
+   * MAX_HELD: then the peer stalls until calls end, so one connection's requests stay bounded.
+   */
+  creditWindow(): void {
+    this.withheld = this.held > (this.server.options.maxHeldRequestBytes ?? MAX_HELD);
+    if (this.recvUnacked === 0 || this.withheld || this.dead) return;
+    this.windowUpdate(0, this.recvUnacked);
+    this.recvUnacked = 0;
   }
 
   resetStream(id: number, code: number): void {
