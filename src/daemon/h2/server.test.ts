@@ -4,6 +4,7 @@
  * trailers). Then the HTTP/2 rules an untrusted peer meets, spoken frame by frame on a raw socket.
  */
 import { connect, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { createRequire } from 'node:module';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -353,6 +354,22 @@ describe('the lean gRPC server against grpc-js’s, call for call', () => {
     expect(lean).toEqual(reference);
     expect(lean.check).toEqual({ status: 2 }); // NOT_SERVING
     expect(lean.answers).toHaveLength(2);
+  });
+
+  it('listens on both loopback addresses for localhost, as grpc-js does', async () => {
+    const server = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
+    addServices(server);
+    const port = await server.listen('localhost:0');
+    const hasV6 = Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === '::1'));
+    try {
+      for (const host of hasV6 ? ['127.0.0.1', '[::1]'] : ['127.0.0.1']) {
+        const client = new Signer(`${host}:${port}`, grpc.credentials.createInsecure());
+        expect((await unary(client, 'both')).value).toMatchObject({ activityId: 'both' });
+        client.close();
+      }
+    } finally {
+      server.forceShutdown();
+    }
   });
 
   it('shuts down gracefully: a call in flight is answered, then the server is gone', async () => {

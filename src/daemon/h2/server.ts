@@ -1359,36 +1359,53 @@ export class LeanGrpcServer {
       }
       this.connections.add(new Connection(this, socket));
     };
-    let server: net.Server;
-    if (secure === undefined) server = net.createServer({ noDelay: true }, onSocket);
-    else {
-      const opts = secure.options();
-      const tlsServer = tls.createServer(
-        { ...opts, rejectUnauthorized: opts.requestCert, ALPNProtocols: ['h2'] },
-        onSocket,
-      );
+    const tlsServers: tls.Server[] = [];
+    const contextOptions = () => {
+      const opts = secure!.options();
+      return { ...opts, rejectUnauthorized: opts.requestCert };
+    };
+    const create = (): net.Server => {
+      if (secure === undefined) return net.createServer({ noDelay: true }, onSocket);
+      const tlsServer = tls.createServer({ ...contextOptions(), ALPNProtocols: ['h2'] }, onSocket);
       tlsServer.on('tlsClientError', () => {});
+      tlsServers.push(tlsServer);
+      return tlsServer;
+    };
+    if (secure !== undefined)
       this.#unwatchTls = secure.onChange(() => {
-        const next = secure.options();
-        tlsServer.setSecureContext({
-          ...next,
-          rejectUnauthorized: next.requestCert,
-        } as tls.SecureContextOptions);
+        for (const t of tlsServers) t.setSecureContext(contextOptions());
       });
-      server = tlsServer;
+    const bind = (server: net.Server, at: () => void) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.once('listening', () => {
+          server.off('error', reject);
+          resolve();
+        });
+        at();
+      });
+    if ('path' in where) {
+      const server = create();
+      await bind(server, () => server.listen(where.path));
+      this.#listeners.push(server);
+      return 0;
     }
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      const done = () => {
-        server.off('error', reject);
-        resolve();
-      };
-      if ('path' in where) server.listen(where.path, done);
-      else server.listen(where.port, where.host, done);
-    });
-    this.#listeners.push(server);
-    const address = server.address();
-    return typeof address === 'object' && address !== null ? address.port : 0;
+    // `localhost` is both loopback addresses, as grpc-js binds it (IPv6 only where it exists).
+    const hosts = where.host === 'localhost' ? ['127.0.0.1', '::1'] : [where.host];
+    let port = where.port;
+    for (const [i, host] of hosts.entries()) {
+      const server = create();
+      try {
+        await bind(server, () => server.listen(port, host));
+      } catch (err) {
+        if (i === 0) throw err;
+        continue;
+      }
+      this.#listeners.push(server);
+      const address = server.address();
+      if (typeof address === 'object' && address !== null) port = address.port;
+    }
+    return port;
   }
 
   /** Stops listening, sends GOAWAY, and calls back once every connection has closed. */
