@@ -411,9 +411,10 @@ class Stream {
       if (message === undefined) return false;
       if (!this.onMessage(message)) return false;
     }
-    // A remainder that pins a large socket chunk is copied out.
+    // A remainder pinning a socket read four times its size is copied out, so what a stream holds
+    // (counted against the connection's limit) is what it costs.
     const last = this.#chunks[this.#chunks.length - 1];
-    if (last !== undefined && last.length < 4096 && last.buffer.byteLength > 65_536)
+    if (last !== undefined && last.buffer.byteLength > 4 * last.length)
       this.#chunks[this.#chunks.length - 1] = Buffer.from(last);
     return true;
   }
