@@ -3,6 +3,7 @@
  * from grpc-js's client, and the answers compared whole (messages, statuses, details, headers and
  * trailers). Then the HTTP/2 rules an untrusted peer meets, spoken frame by frame on a raw socket.
  */
+import * as http2 from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { createRequire } from 'node:module';
@@ -584,6 +585,64 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
       expect(await credits(strictPort, true)).toEqual({ before: 1, after: 2 });
     } finally {
       strict.forceShutdown();
+    }
+  });
+
+  it('acknowledges a lower table limit that still holds its fields with a size update, and keeps indexing', async () => {
+    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+    const peer = await RawPeer.open(port);
+    const decoder = new HpackDecoder({ maxTableSize: 4096 });
+    peer.send(Buffer.concat([rawFrame(1, 0x4, 1, requestHeaders()), rawFrame(0, 0x1, 1, message)]));
+    expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 2)).toBe(true);
+    const lowered = Buffer.alloc(6);
+    lowered.writeUInt16BE(1, 0);
+    lowered.writeUInt32BE(1000, 2);
+    peer.send(rawFrame(4, 0, 0, lowered));
+    for (const id of [3, 5]) {
+      peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, message)]));
+      expect(
+        await peer.until(() => peer.frames.filter((f) => f.type === 1 && f.id === id).length === 2),
+      ).toBe(true);
+    }
+    const blocks = peer.frames.filter((f) => f.type === 1);
+    const decoded = blocks.map((f) => decoder.decode(f.payload).headers);
+    expect(decoded[2]).toEqual(decoded[0]);
+    expect(decoded[5]).toEqual(decoded[1]);
+    // 1000 = 31 + 969: the prefix all ones, then 969 in 7-bit groups (§5.1); then index bytes.
+    expect([...blocks[2]!.payload.subarray(0, 3)]).toEqual([0x3f, 0xc9, 0x07]);
+    expect(blocks.slice(3).map((f) => f.payload.length)).toEqual([2, 4, 2]);
+    expect(decoder.tableMaxSize).toBe(1000);
+    expect(decoder.tableSize).toBe(282);
+    peer.socket.destroy();
+  });
+
+  it('answers nghttp2 clients that lower their table (node:http2 with headerTableSize 1000 and 0)', async () => {
+    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+    for (const headerTableSize of [1000, 0]) {
+      const session = http2.connect(`http://127.0.0.1:${port}`, { settings: { headerTableSize } });
+      session.on('error', () => {});
+      const statuses: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        statuses.push(
+          await new Promise<string>((resolve, reject) => {
+            const req = session.request({
+              ':method': 'POST',
+              ':path': '/countersign.v1.Signer/GetActivity',
+              'content-type': 'application/grpc',
+              te: 'trailers',
+            });
+            let data = 0;
+            req.on('data', (c: Buffer) => (data += c.length));
+            req.on('trailers', (t) => resolve(`${String(t['grpc-status'])}:${data > 0}`));
+            req.on('error', reject);
+            req.on('close', () => resolve(`closed without trailers (${req.rstCode})`));
+            session.once('goaway', (code) => resolve(`GOAWAY ${code}`));
+            req.end(message);
+          }),
+        );
+      }
+      session.close();
+      expect(statuses).toEqual(['0:true', '0:true', '0:true']);
     }
   });
 

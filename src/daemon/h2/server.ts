@@ -159,27 +159,44 @@ class ResponseFields {
   readonly #ordinal = new Map<string, number>();
   #count = 0;
   #enabled = true;
-  /** A table size update owed at the start of the next block (the peer lowered its limit). */
-  #sizeUpdate = false;
+  /** The peer decoder's table limit as last signalled (4096 until its SETTINGS lower it). */
+  #max = 4096;
+  /** A table size update owed at the start of the next block (§4.2): the peer lowered its limit. */
+  #pending: number | null = null;
   #headers: Buffer | undefined;
   #ok: Buffer | undefined;
 
-  /** SETTINGS_HEADER_TABLE_SIZE from the peer: below what we index, indexing stops for good. */
+  /**
+   * SETTINGS_HEADER_TABLE_SIZE from the peer. A lower limit is acknowledged with a size update in
+   * the next block (a decoder such as nghttp2 requires it); below what we index, the update is to 0
+   * and indexing stops for good. A higher one changes nothing: we keep using less.
+   */
   peerTableSize(size: number): void {
-    if (size >= INDEXED_BYTES || !this.#enabled) return;
-    this.#enabled = false;
+    if (size >= this.#max) return;
+    this.#max = size;
+    this.#pending = size < INDEXED_BYTES ? 0 : size;
     this.#headers = this.#ok = undefined;
-    if (this.#count > 0) this.#sizeUpdate = true;
-    this.#ordinal.clear();
-    this.#count = 0;
+    if (size < INDEXED_BYTES) {
+      this.#enabled = false;
+      this.#ordinal.clear();
+      this.#count = 0;
+    }
   }
 
   headers(): Buffer {
-    return this.#headers ?? this.#stable('headers') ?? this.encode(RESPONSE_HEADERS);
+    if (this.#pending === null) {
+      const block = this.#headers ?? this.#stable('headers');
+      if (block !== undefined) return block;
+    }
+    return this.encode(RESPONSE_HEADERS);
   }
 
   okTrailers(): Buffer {
-    return this.#ok ?? this.#stable('ok') ?? this.encode(OK_TRAILERS);
+    if (this.#pending === null) {
+      const block = this.#ok ?? this.#stable('ok');
+      if (block !== undefined) return block;
+    }
+    return this.encode(OK_TRAILERS);
   }
 
   /** Once every field is in the table the two common blocks never change: encode them once. */
@@ -190,11 +207,24 @@ class ResponseFields {
     return which === 'headers' ? this.#headers : this.#ok;
   }
 
+  /** §6.3 and §5.1: a dynamic table size update, its size with a 5-bit prefix. */
+  static sizeUpdate(size: number): Buffer {
+    if (size < 31) return Buffer.from([0x20 | size]);
+    const bytes = [0x3f];
+    let rest = size - 31;
+    while (rest >= 128) {
+      bytes.push((rest & 0x7f) | 0x80);
+      rest >>>= 7;
+    }
+    bytes.push(rest);
+    return Buffer.from(bytes);
+  }
+
   encode(fields: readonly Field[]): Buffer {
     const parts: Buffer[] = [];
-    if (this.#sizeUpdate) {
-      parts.push(Buffer.from([0x20])); // §6.3: maximum size 0, which empties the peer's table
-      this.#sizeUpdate = false;
+    if (this.#pending !== null) {
+      parts.push(ResponseFields.sizeUpdate(this.#pending));
+      this.#pending = null;
     }
     let plain: Field[] = [];
     for (const field of fields) {
