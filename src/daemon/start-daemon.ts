@@ -147,7 +147,8 @@ function traceparentOf(metadata: CallMetadata): string | undefined {
 /** Starts the gRPC daemon and resolves once it is listening. */
 export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaemon> {
   const unixPath = opts.listen.startsWith('unix:') ? opts.listen.slice('unix:'.length) : undefined;
-  const host = unixPath === undefined ? splitHostPort(opts.listen).host : undefined;
+  const tcp = unixPath === undefined ? splitHostPort(opts.listen) : undefined;
+  const host = tcp?.host;
   const log = opts.logger.child({ module: 'daemon' });
   assertGrpcListenerSecure({
     listen: opts.listen,
@@ -424,7 +425,11 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
 
   let port: number;
   try {
-    if (server instanceof LeanGrpcServer) port = await server.listen(opts.listen, tls?.lean);
+    if (server instanceof LeanGrpcServer)
+      port = await server.listen(
+        tcp === undefined ? { path: unixPath as string } : { host: tcp.host, port: Number(tcp.port) },
+        tls?.lean,
+      );
     else {
       const grpcServer = server as grpc.Server;
       port = await new Promise<number>((resolve, reject) => {

@@ -52,7 +52,7 @@ describe('grpcTls', () => {
       try {
         const port =
           server instanceof LeanGrpcServer
-            ? await server.listen('127.0.0.1:0', tls.lean)
+            ? await server.listen({ host: '127.0.0.1', port: 0 }, tls.lean)
             : await new Promise<number>((res, rej) =>
                 server.bindAsync('127.0.0.1:0', tls.credentials, (e, p) => (e ? rej(e) : res(p))),
               );

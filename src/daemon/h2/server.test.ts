@@ -170,7 +170,7 @@ describe('the lean gRPC server against grpc-js’s, call for call', () => {
   beforeAll(async () => {
     const lean = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
     addServices(lean);
-    const leanPort = await lean.listen('127.0.0.1:0');
+    const leanPort = await lean.listen({ host: '127.0.0.1', port: 0 });
     const reference = new grpc.Server({
       'grpc.max_receive_message_length': MAX_RECEIVE,
       'grpc.max_send_message_length': MAX_SEND,
@@ -360,7 +360,7 @@ describe('the lean gRPC server against grpc-js’s, call for call', () => {
   it('listens on both loopback addresses for localhost, as grpc-js does', async () => {
     const server = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
     addServices(server);
-    const port = await server.listen('localhost:0');
+    const port = await server.listen({ host: 'localhost', port: 0 });
     const hasV6 = Object.values(networkInterfaces()).some((list) => list?.some((a) => a.address === '::1'));
     try {
       for (const host of hasV6 ? ['127.0.0.1', '[::1]'] : ['127.0.0.1']) {
@@ -376,7 +376,7 @@ describe('the lean gRPC server against grpc-js’s, call for call', () => {
   it('shuts down gracefully: a call in flight is answered, then the server is gone', async () => {
     const server = new LeanGrpcServer({ maxReceiveMessageBytes: MAX_RECEIVE, maxSendMessageBytes: MAX_SEND });
     addServices(server);
-    const port = await server.listen('127.0.0.1:0');
+    const port = await server.listen({ host: '127.0.0.1', port: 0 });
     const client = new Signer(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     await unary(client, 'warm');
     const slow = unary(client, 'slow');
@@ -433,7 +433,7 @@ class RawPeer {
     socket.on('error', () => {});
     this.closed = new Promise((r) => socket.on('close', () => r()));
   }
-  static async open(port: number, handshake = true, settings = Buffer.alloc(0)): Promise<RawPeer> {
+  static async open(port: number, handshake = true, settings: Buffer = Buffer.alloc(0)): Promise<RawPeer> {
     const socket = connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     const peer = new RawPeer(socket);
@@ -452,6 +452,17 @@ class RawPeer {
     while (!pred() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
     return pred();
   }
+}
+
+/** A GetActivity request message (activity id `plain`), length-prefixed. */
+const PLAIN = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+
+/** A SETTINGS payload of one entry: SETTINGS_HEADER_TABLE_SIZE. */
+function tableSizeSetting(size: number): Buffer {
+  const b = Buffer.alloc(6);
+  b.writeUInt16BE(1, 0);
+  b.writeUInt32BE(size, 2);
+  return b;
 }
 
 const requestHeaders = (path = '/countersign.v1.Signer/GetActivity', extra: [string, string][] = []) =>
@@ -476,7 +487,7 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
       prefaceTimeoutMs: 200,
     });
     addServices(server);
-    port = await server.listen('127.0.0.1:0');
+    port = await server.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(() => server.forceShutdown());
 
@@ -494,7 +505,6 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
   });
 
   it('indexes the fields every answer repeats in the peer’s HPACK table, unless the peer’s table is too small', async () => {
-    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
     const expected = [
       [
         ':status',
@@ -509,13 +519,10 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
       ['grpc-status', '0', 'grpc-message', 'OK'],
     ];
     for (const tableSize of [4096, 0]) {
-      const settings = Buffer.alloc(6);
-      settings.writeUInt16BE(1, 0); // HEADER_TABLE_SIZE
-      settings.writeUInt32BE(tableSize, 2);
-      const peer = await RawPeer.open(port, true, settings);
+      const peer = await RawPeer.open(port, true, tableSizeSetting(tableSize));
       const decoder = new HpackDecoder({ maxTableSize: 4096 });
       for (let id = 1; id <= 5; id += 2) {
-        peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, message)]));
+        peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, PLAIN)]));
         expect(
           await peer.until(() => peer.frames.filter((f) => f.type === 1 && f.id === id).length === 2),
         ).toBe(true);
@@ -534,16 +541,19 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
     }
   });
 
-  it('empties the peer’s table with a size update when the peer lowers its limit mid-connection', async () => {
-    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
+  /** A peer whose first call was answered, then which lowers SETTINGS_HEADER_TABLE_SIZE. */
+  async function answeredThenLowered(tableSize: number): Promise<RawPeer> {
     const peer = await RawPeer.open(port);
-    const decoder = new HpackDecoder({ maxTableSize: 4096 });
-    peer.send(Buffer.concat([rawFrame(1, 0x4, 1, requestHeaders()), rawFrame(0, 0x1, 1, message)]));
+    peer.send(Buffer.concat([rawFrame(1, 0x4, 1, requestHeaders()), rawFrame(0, 0x1, 1, PLAIN)]));
     expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 2)).toBe(true);
-    const lowered = Buffer.alloc(6);
-    lowered.writeUInt16BE(1, 0);
-    peer.send(rawFrame(4, 0, 0, lowered));
-    peer.send(Buffer.concat([rawFrame(1, 0x4, 3, requestHeaders()), rawFrame(0, 0x1, 3, message)]));
+    peer.send(rawFrame(4, 0, 0, tableSizeSetting(tableSize)));
+    return peer;
+  }
+
+  it('empties the peer’s table with a size update when the peer lowers its limit mid-connection', async () => {
+    const peer = await answeredThenLowered(0);
+    const decoder = new HpackDecoder({ maxTableSize: 4096 });
+    peer.send(Buffer.concat([rawFrame(1, 0x4, 3, requestHeaders()), rawFrame(0, 0x1, 3, PLAIN)]));
     expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 4)).toBe(true);
     const blocks = peer.frames.filter((f) => f.type === 1).map((f) => decoder.decode(f.payload).headers);
     expect(blocks[2]).toEqual(blocks[0]);
@@ -559,7 +569,7 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
       maxHeldRequestBytes: 1 << 20,
     });
     addServices(strict);
-    const strictPort = await strict.listen('127.0.0.1:0');
+    const strictPort = await strict.listen({ host: '127.0.0.1', port: 0 });
     try {
       const credits = async (p: number, reset: boolean) => {
         const peer = await RawPeer.open(p);
@@ -589,17 +599,10 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
   });
 
   it('acknowledges a lower table limit that still holds its fields with a size update, and keeps indexing', async () => {
-    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
-    const peer = await RawPeer.open(port);
+    const peer = await answeredThenLowered(1000);
     const decoder = new HpackDecoder({ maxTableSize: 4096 });
-    peer.send(Buffer.concat([rawFrame(1, 0x4, 1, requestHeaders()), rawFrame(0, 0x1, 1, message)]));
-    expect(await peer.until(() => peer.frames.filter((f) => f.type === 1).length === 2)).toBe(true);
-    const lowered = Buffer.alloc(6);
-    lowered.writeUInt16BE(1, 0);
-    lowered.writeUInt32BE(1000, 2);
-    peer.send(rawFrame(4, 0, 0, lowered));
     for (const id of [3, 5]) {
-      peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, message)]));
+      peer.send(Buffer.concat([rawFrame(1, 0x4, id, requestHeaders()), rawFrame(0, 0x1, id, PLAIN)]));
       expect(
         await peer.until(() => peer.frames.filter((f) => f.type === 1 && f.id === id).length === 2),
       ).toBe(true);
@@ -617,7 +620,6 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
   });
 
   it('answers nghttp2 clients that lower their table (node:http2 with headerTableSize 1000 and 0)', async () => {
-    const message = Buffer.from([0, 0, 0, 0, 7, 0x12, 5, ...Buffer.from('plain')]);
     for (const headerTableSize of [1000, 0]) {
       const session = http2.connect(`http://127.0.0.1:${port}`, { settings: { headerTableSize } });
       session.on('error', () => {});
@@ -637,7 +639,7 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
             req.on('error', reject);
             req.on('close', () => resolve(`closed without trailers (${req.rstCode})`));
             session.once('goaway', (code) => resolve(`GOAWAY ${code}`));
-            req.end(message);
+            req.end(PLAIN);
           }),
         );
       }

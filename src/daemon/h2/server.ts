@@ -86,11 +86,6 @@ export class RequestMetadata {
   get(key: string): (string | Buffer)[] {
     return this.#map.get(key.toLowerCase()) ?? [];
   }
-  getMap(): Record<string, string | Buffer> {
-    const out: Record<string, string | Buffer> = {};
-    for (const [k, v] of this.#map) if (v[0] !== undefined) out[k] = v[0];
-    return out;
-  }
 }
 
 type HandlerType = 'unary' | 'serverStream' | 'clientStream' | 'bidi';
@@ -1329,14 +1324,8 @@ class Connection {
   }
 }
 
-/** Parses `host:port`, `[v6]:port` or `unix:/path`. */
-function parseListen(listen: string): { path: string } | { host: string; port: number } {
-  if (listen.startsWith('unix:')) return { path: listen.slice('unix:'.length) };
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
-  const host = m?.[1] ?? m?.[2];
-  if (host === undefined || m?.[3] === undefined) throw new Error(`${listen} is not host:port`);
-  return { host, port: Number(m[3]) };
-}
+/** Where to listen: a host and port (0: ephemeral) or a Unix socket path. */
+export type ListenTarget = { readonly path: string } | { readonly host: string; readonly port: number };
 
 export class LeanGrpcServer {
   readonly handlers = new Map<string, Handler>();
@@ -1376,9 +1365,8 @@ export class LeanGrpcServer {
     }
   }
 
-  /** Listens on `host:port` (port 0: ephemeral) or `unix:/path`; resolves the bound port. */
-  async listen(listen: string, secure?: LeanTls): Promise<number> {
-    const where = parseListen(listen);
+  /** Listens on a host and port or a Unix socket; resolves the bound port (0 for a socket). */
+  async listen(where: ListenTarget, secure?: LeanTls): Promise<number> {
     const onSocket = (socket: net.Socket) => {
       if (this.closing) {
         socket.destroy();
