@@ -16,8 +16,10 @@
  * time (every thread: the daemon's main thread, the service thread, libuv and V8 helpers) ÷ calls,
  * read from /proc around the measured run, with the share of the main thread and of the busiest
  * other thread (the service thread under load); for viem the bench process's own. The machine is
- * shared, so compare CPU per call rather than rates between runs; the ratio to viem printed for the
- * Ethereum 64-in-flight line is measured in one run. Not a test: nothing here asserts a time.
+ * shared, so compare CPU per call rather than rates between runs. The ratio to viem printed for the
+ * Ethereum 64-in-flight line is measured in one run, in alternating slices of at least 2 s (viem's
+ * loop, then the line: BENCH_SECONDS / 2 of each), so that a change in the machine's speed during
+ * the run moves both rates alike. Not a test: nothing here asserts a time.
  * BENCH_ONLY=sign or BENCH_ONLY=send runs one group; BENCH_LINE=<substring> runs only the lines
  * whose name contains it (the viem line when the Ethereum 64-in-flight line runs, for the ratio;
  * that line when the half-of-peak line runs, for its rate); BENCH_SECONDS sets each run's length;
@@ -203,7 +205,15 @@ const VIEM_LABEL = 'viem privateKeyToAccount().signTransaction, in-process loop'
 const PEAK_LABEL = 'Ethereum EIP-1559, SIGN_TRANSACTION, 64 in flight';
 const HALF_LABEL = 'Ethereum EIP-1559, half of peak';
 
-async function viemBaseline(): Promise<Result> {
+/**
+ * viem's in-process loop, measured in slices: `measure(s)` signs for `s` seconds and adds to the
+ * totals, so its slices can alternate with the Ethereum 64-in-flight line's (see `measure`).
+ */
+function viemLoop(): {
+  warm(seconds: number): Promise<void>;
+  measure(seconds: number): Promise<void>;
+  result(): Result;
+} {
   const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
   const tx = {
     type: 'eip1559' as const,
@@ -215,27 +225,41 @@ async function viemBaseline(): Promise<Result> {
     maxPriorityFeePerGas: 1_000_000_000n,
   };
   let n = 0;
-  const warm = performance.now() + WARMUP_S * 1000; // unmeasured, as the server's warm-up
-  while (performance.now() < warm) await account.signTransaction({ ...tx, nonce: n++ });
-  n = 0;
+  let calls = 0;
+  let cpuUs = 0;
+  let seconds = 0;
   const lat: number[] = [];
-  const cpu0 = process.cpuUsage();
-  const end = performance.now() + DURATION_S * 1000;
-  while (performance.now() < end) {
-    const t = performance.now();
-    await account.signTransaction({ ...tx, nonce: n++ });
-    lat.push(performance.now() - t);
-  }
-  const cpu = process.cpuUsage(cpu0);
-  lat.sort((a, b) => a - b);
   return {
-    label: VIEM_LABEL,
-    requests: n,
-    seconds: DURATION_S,
-    p50ms: percentile(lat, 50),
-    p99ms: percentile(lat, 99),
-    cpuUsPerCall: (cpu.user + cpu.system) / Math.max(1, n),
-    note: 'bench process CPU',
+    async warm(s) {
+      const end = performance.now() + s * 1000; // unmeasured, as the server's warm-up
+      while (performance.now() < end) await account.signTransaction({ ...tx, nonce: n++ });
+    },
+    async measure(s) {
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const end = t0 + s * 1000;
+      while (performance.now() < end) {
+        const t = performance.now();
+        await account.signTransaction({ ...tx, nonce: n++ });
+        lat.push(performance.now() - t);
+        calls++;
+      }
+      seconds += (performance.now() - t0) / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      cpuUs += cpu.user + cpu.system;
+    },
+    result() {
+      lat.sort((a, b) => a - b);
+      return {
+        label: VIEM_LABEL,
+        requests: calls,
+        seconds,
+        p50ms: percentile(lat, 50),
+        p99ms: percentile(lat, 99),
+        cpuUsPerCall: cpuUs / Math.max(1, calls),
+        note: 'bench process CPU',
+      };
+    },
   };
 }
 
@@ -253,11 +277,18 @@ function prebuilt(request: (i: number) => Buffer, expected: number): () => Buffe
   return () => (next < bodies.length ? (bodies[next++] as Buffer) : request(nonce++));
 }
 
+/** What runs between the measured slices of a line (viem's loop, for the ratio), in `slices` turns. */
+interface Interleave {
+  readonly slices: number;
+  readonly between: (seconds: number) => Promise<void>;
+}
+
 async function measure(
   label: string,
   server: { grpc: string; pid: number },
   request: (i: number) => Buffer,
   shape: LoadShape,
+  interleave?: Interleave,
 ): Promise<Result> {
   const grpc = server.grpc;
   const load = (seconds: number, body: () => Buffer) =>
@@ -270,26 +301,50 @@ async function measure(
       connections: shape.kind === 'closed' ? Math.min(4, shape.concurrency) : 4,
     });
   const warm = await load(2, () => request(nonce++)); // warm-up: JIT, connections, SQLite pages
-  const body = prebuilt(request, (warm.ok / warm.seconds) * (DURATION_S + 1));
-  await load(1, body); // the server again busy before the clock starts
-  const server0 = processCpu(server.pid);
-  const cpu0 = process.cpuUsage();
-  const r = await load(DURATION_S, body);
-  const cpu = process.cpuUsage(cpu0);
-  const serverCpu = cpuDelta(server.pid, server0, processCpu(server.pid));
-  const clientUs = (cpu.user + cpu.system) / Math.max(1, r.sent);
-  if (r.failed > 0) process.stderr.write(`${label}: ${r.failed} calls failed\n`);
-  const calls = Math.max(1, r.sent);
+  const slices = interleave?.slices ?? 1;
+  const sliceS = DURATION_S / slices;
+  // Each slice is led by a short unmeasured run (the server busy again before the clock starts).
+  const leadS = (k: number) => (k === 0 ? 1 : 0.25);
+  let expectedS = DURATION_S;
+  for (let k = 0; k < slices; k++) expectedS += leadS(k);
+  const body = prebuilt(request, (warm.ok / warm.seconds) * expectedS);
+  const threads = new Map<string, number>(); // server CPU µs per thread over the measured slices
+  let clientUs = 0;
+  let sent = 0;
+  let ok = 0;
+  let failed = 0;
+  let seconds = 0;
+  const latencies: number[] = [];
+  for (let k = 0; k < slices; k++) {
+    if (interleave !== undefined) await interleave.between(sliceS);
+    await load(leadS(k), body);
+    const server0 = processCpu(server.pid);
+    const cpu0 = process.cpuUsage();
+    const r = await load(sliceS, body);
+    const cpu = process.cpuUsage(cpu0);
+    for (const [tid, us] of processCpu(server.pid))
+      threads.set(tid, (threads.get(tid) ?? 0) + us - (server0.get(tid) ?? 0));
+    clientUs += cpu.user + cpu.system;
+    sent += r.sent;
+    ok += r.ok;
+    failed += r.failed;
+    seconds += r.seconds;
+    for (const l of r.latencies) latencies.push(l);
+  }
+  latencies.sort((x, y) => x - y);
+  const serverCpu = cpuDelta(server.pid, new Map(), threads);
+  if (failed > 0) process.stderr.write(`${label}: ${failed} calls failed\n`);
+  const calls = Math.max(1, sent);
   return {
     label,
-    requests: r.ok,
-    seconds: r.seconds,
-    p50ms: percentile(r.latencies, 50),
-    p99ms: percentile(r.latencies, 99),
+    requests: ok,
+    seconds,
+    p50ms: percentile(latencies, 50),
+    p99ms: percentile(latencies, 99),
     cpuUsPerCall: serverCpu.totalUs / calls,
     note:
       `main thread ${(serverCpu.mainUs / calls).toFixed(0)} µs, busiest other thread ` +
-      `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; load generator ${clientUs.toFixed(0)} µs CPU/call`,
+      `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; load generator ${(clientUs / calls).toFixed(0)} µs CPU/call`,
   };
 }
 
@@ -536,8 +591,8 @@ async function signGroup(): Promise<Result[]> {
   // half-of-peak line needs that line's rate.
   const wantHalf = selected(HALF_LABEL);
   const wantPeak = selected(PEAK_LABEL) || wantHalf;
-  if (selected(VIEM_LABEL) || wantPeak) results.push(await viemBaseline());
-  const viem = results[0];
+  const viem = selected(VIEM_LABEL) || wantPeak ? viemLoop() : undefined;
+  await viem?.warm(WARMUP_S);
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(
     ['--data-dir', join(dir, 'data'), '--log-level', 'warn'],
@@ -581,9 +636,10 @@ async function signGroup(): Promise<Result[]> {
       request: (i: number) => Buffer,
       shape: LoadShape,
       force = false,
+      interleave?: Interleave,
     ): Promise<Result | undefined> => {
       if (!force && !selected(label)) return undefined;
-      const r = await measure(label, g, request, shape);
+      const r = await measure(label, g, request, shape, interleave);
       results.push(r);
       return r;
     };
@@ -595,10 +651,25 @@ async function signGroup(): Promise<Result[]> {
     const sequential = 'Ethereum EIP-1559, SIGN_TRANSACTION, one after another, @grpc/grpc-js client';
     if (selected(sequential))
       results.push(await measureGrpcJsSequential(sequential, g, (i) => ethereumRequest(eth, st, i)));
-    const peak = await line(PEAK_LABEL, (i) => ethereumRequest(eth, st, i), closed(64), wantPeak);
-    if (peak !== undefined && viem !== undefined) {
-      const ratio = peak.requests / peak.seconds / (viem.requests / viem.seconds);
-      peak.note = `${ratio.toFixed(2)}× viem's rate in this run; ${peak.note ?? ''}`;
+    // The ratio's two rates are measured in alternating slices (viem's loop, then this line), so
+    // both see the same weather of a shared machine; measured minutes apart they moved ±30% here.
+    const slices = Math.max(1, Math.floor(DURATION_S / 2));
+    const peak = await line(
+      PEAK_LABEL,
+      (i) => ethereumRequest(eth, st, i),
+      closed(64),
+      wantPeak,
+      viem === undefined ? undefined : { slices, between: (s) => viem.measure(s) },
+    );
+    if (viem !== undefined) {
+      if (peak === undefined) await viem.measure(DURATION_S);
+      const v = viem.result();
+      results.unshift(v);
+      if (peak !== undefined) {
+        const ratio = peak.requests / peak.seconds / (v.requests / v.seconds);
+        const how = slices > 1 ? `, in ${slices} alternating slices` : '';
+        peak.note = `${ratio.toFixed(2)}× viem's rate in this run${how}; ${peak.note ?? ''}`;
+      }
     }
     await line(
       'Ethereum EIP-1559, SIGN_RAW_PAYLOADS, 64 in flight',
