@@ -744,4 +744,30 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
     await peer.closed;
     expect(peer.goaway()).toMatchObject({ code: 0x1 }); // PROTOCOL_ERROR
   });
+
+  it('ends the connection on priority fields that make a stream depend on itself (RFC 9113 §5.3.1)', async () => {
+    const onItself = (id: number) => Buffer.from([0, 0, 0, id, 15]); // dependency, weight
+    // A PRIORITY frame, and HEADERS with the PRIORITY flag (and padding before the fields).
+    const priority = await RawPeer.open(port);
+    priority.send(rawFrame(2, 0, 3, Buffer.from([0, 0, 0, 1, 15]))); // on another stream: allowed
+    priority.send(rawFrame(2, 0, 5, onItself(5)));
+    expect(await priority.until(() => priority.goaway() !== undefined)).toBe(true);
+    expect(priority.goaway()).toMatchObject({ code: 0x1 }); // PROTOCOL_ERROR
+    await priority.closed;
+    const headers = await RawPeer.open(port);
+    const padded = Buffer.concat([Buffer.from([2]), onItself(1), requestHeaders(), Buffer.alloc(2)]);
+    headers.send(rawFrame(1, 0x4 | 0x8 | 0x20, 1, padded)); // END_HEADERS, PADDED, PRIORITY
+    expect(await headers.until(() => headers.goaway() !== undefined)).toBe(true);
+    expect(headers.goaway()).toMatchObject({ code: 0x1 });
+    await headers.closed;
+    expect(headers.frames.some((f) => f.type === 1)).toBe(false); // the call never ran
+    // The same frame depending on stream 0 is an ordinary request.
+    const fine = await RawPeer.open(port);
+    const ok = Buffer.concat([Buffer.from([2, 0, 0, 0, 0, 15]), requestHeaders(), Buffer.alloc(2)]);
+    fine.send(rawFrame(1, 0x4 | 0x8 | 0x20, 1, ok));
+    fine.send(rawFrame(0, 0x1, 1, PLAIN));
+    expect(await fine.until(() => fine.frames.some((f) => f.type === 1 && f.id === 1))).toBe(true);
+    expect(fine.goaway()).toBeUndefined();
+    fine.socket.destroy();
+  });
 });

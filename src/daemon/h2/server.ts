@@ -759,6 +759,14 @@ class Stream {
   }
 }
 
+/**
+ * Whether the priority fields at `at` name stream `id` itself as its dependency, which RFC 9113
+ * §5.3.1 forbids. Refused as a connection error, as nghttp2 (node:http2, grpc-js) refuses it.
+ */
+function dependsOnItself(payload: Buffer, at: number, id: number): boolean {
+  return (payload.readUInt32BE(at) & 0x7fffffff) === id;
+}
+
 class Connection {
   readonly decoder: HpackDecoder;
   readonly fields = new ResponseFields();
@@ -883,7 +891,8 @@ class Connection {
         return this.onContinuation(flags, id, payload);
       case PRIORITY:
         if (id === 0) return this.fail(PROTOCOL_ERROR);
-        if (payload.length !== 5) this.resetStream(id, FRAME_SIZE_ERROR);
+        if (payload.length !== 5) return this.resetStream(id, FRAME_SIZE_ERROR);
+        if (dependsOnItself(payload, 0, id)) return this.fail(PROTOCOL_ERROR);
         return;
       case RST_STREAM: {
         if (id === 0) return this.fail(PROTOCOL_ERROR);
@@ -969,6 +978,8 @@ class Connection {
     if (id === 0 || (id & 1) === 0) return this.fail(PROTOCOL_ERROR);
     const block = this.unpad(flags, payload, true);
     if (block === undefined) return this.fail(PROTOCOL_ERROR);
+    if ((flags & FLAG_PRIORITY) !== 0 && dependsOnItself(payload, (flags & FLAG_PADDED) !== 0 ? 1 : 0, id))
+      return this.fail(PROTOCOL_ERROR);
     const endStream = (flags & FLAG_END_STREAM) !== 0;
     if ((flags & FLAG_END_HEADERS) !== 0) return this.onHeaderBlock(id, endStream, block);
     this.hdrId = id;
