@@ -244,6 +244,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
         summaries: true,
       }),
     maxInFlight: config.grpcMaxInFlight,
+    maxConnections: config.grpcMaxConnections,
     grpcServer: config.grpcServer,
     maxWatchStreamsPerCaller: config.grpcMaxWatchStreams,
     watchMaxLifetimeMs: config.grpcWatchMaxSeconds * 1000,

@@ -53,6 +53,7 @@ export interface Config {
   /** The callers file (`--grpc-clients`). */
   readonly grpcClients: string | undefined;
   readonly grpcMaxInFlight: number;
+  readonly grpcMaxConnections: number;
   /** The HTTP/2 server under gRPC: `lean` (countersign's own framing) or `grpc-js`. */
   readonly grpcServer: 'lean' | 'grpc-js';
   readonly grpcMaxWatchStreams: number;
@@ -207,6 +208,13 @@ export const SETTINGS = [
     key: 'grpcMaxInFlight',
     def: '256',
     help: 'gRPC calls handled at once; beyond it RESOURCE_EXHAUSTED',
+  },
+  {
+    flag: 'grpc-max-connections',
+    env: 'COUNTERSIGN_GRPC_MAX_CONNECTIONS',
+    key: 'grpcMaxConnections',
+    def: '1024',
+    help: 'gRPC connections open at once; one more is sent GOAWAY and closed',
   },
   {
     flag: 'grpc-server',
@@ -594,6 +602,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     grpcInsecure: booleanSetting(str('grpcInsecure'), '--grpc-insecure'),
     grpcClients: opt('grpcClients'),
     grpcMaxInFlight: atLeastOne(str('grpcMaxInFlight'), '--grpc-max-in-flight'),
+    grpcMaxConnections: atLeastOne(str('grpcMaxConnections'), '--grpc-max-connections'),
     grpcServer: grpcServerSetting(str('grpcServer')),
     grpcMaxWatchStreams: atLeastOne(str('grpcMaxWatchStreams'), '--grpc-max-watch-streams'),
     grpcWatchMaxSeconds: atLeastOne(str('grpcWatchMaxSeconds'), '--grpc-watch-max-seconds'),

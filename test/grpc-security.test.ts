@@ -6,6 +6,7 @@
  * and the in-flight bound under a flood.
  */
 import { spawnSync } from 'node:child_process';
+import http2 from 'node:http2';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -453,5 +454,66 @@ describe('a flood of gRPC calls against --grpc-max-in-flight 64', () => {
     } finally {
       client.close();
     }
+  });
+});
+
+describe('--grpc-max-connections 2', () => {
+  let dir: string;
+  let serve: ServeProcess;
+  let eth: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'countersign-grpc-conns-'));
+    ({ eth } = initDataDir(dir));
+    serve = await startServe(['--data-dir', dir, '--log-level', 'warn', '--grpc-max-connections', '2']);
+  });
+
+  afterAll(async () => {
+    serve?.proc.kill('SIGTERM');
+    await serve?.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends a third connection GOAWAY (ENHANCE_YOUR_CALM, "too many connections"), counts it, and takes a caller once one closes', async () => {
+    const open = async () => {
+      const session = http2.connect(`http://${serve.ready.grpc}`);
+      session.on('error', () => {});
+      const goaway = new Promise<{ code: number; reason: string }>((resolve) =>
+        session.once('goaway', (code: number, _last: number, data?: Buffer) =>
+          resolve({ code, reason: data?.toString() ?? '' }),
+        ),
+      );
+      await new Promise<void>((resolve, reject) => {
+        session.once('remoteSettings', () => resolve());
+        session.once('close', () => reject(new Error('closed before its settings')));
+      });
+      return { session, goaway };
+    };
+    const held = [await open(), await open()];
+    const third = await open();
+    expect(await third.goaway).toEqual({
+      code: http2.constants.NGHTTP2_ENHANCE_YOUR_CALM,
+      reason: 'too many connections',
+    });
+    const metrics = await (await fetch(`${serve.ready.api!}/metrics`)).text();
+    expect(metrics).toMatch(/^countersign_grpc_connections_refused_total 1$/m);
+    // One held connection closes: a gRPC caller takes its place and signs (once the server has
+    // seen the close, which may trail the client's by a moment: until then it is refused).
+    held[0]!.session.close();
+    await new Promise((r) => held[0]!.session.once('close', r));
+    let signed = false;
+    for (let attempt = 0; attempt < 50 && !signed; attempt++) {
+      const client = createSignerClient({ address: serve.ready.grpc, deadlineMs: 30_000 });
+      try {
+        const r = await client.signTransaction(ethTx(eth, attempt));
+        if (!r.ok) expect(r.error.code).toBe(grpc.status.UNAVAILABLE);
+        signed = r.ok;
+      } finally {
+        client.close();
+      }
+      if (!signed) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(signed).toBe(true);
+    held[1]!.session.close();
   });
 });

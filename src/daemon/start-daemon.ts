@@ -62,6 +62,11 @@ export interface StartDaemonOptions {
   readonly clientFor?: (apiKey: ApiKeyFileContent) => PublicApiClient;
   /** Calls handled at once (default 256); beyond it RESOURCE_EXHAUSTED at once. */
   readonly maxInFlight?: number;
+  /**
+   * Connections open at once (default 1,024); one more is sent GOAWAY (ENHANCE_YOUR_CALM) and
+   * closed. The lean server's limit: grpc-js's server has none.
+   */
+  readonly maxConnections?: number;
   /** Calls one caller may have in flight (default: maxInFlight). */
   readonly maxInFlightPerCaller?: number;
   /** Open watch streams per caller (default 32) and the longest a stream stays open (default 1 h). */
@@ -189,6 +194,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   const maxWatch = opts.maxWatchStreamsPerCaller ?? 32;
   const watchLifetimeMs = opts.watchMaxLifetimeMs ?? 60 * 60 * 1000;
   const shed = new Map<ShedReason, number>(SHED_REASONS.map((r) => [r, 0]));
+  let connectionsRefused = 0;
   const perCaller = new Map<string, number>();
   const watchesPerCaller = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -380,6 +386,8 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           maxReceiveMessageBytes: MAX_RECEIVE_BYTES,
           maxSendMessageBytes: MAX_SEND_BYTES,
           onError: (err) => log.error({ err }, 'gRPC connection closed on an internal fault'),
+          maxConnections: opts.maxConnections ?? 1024,
+          onConnectionRefused: () => connectionsRefused++,
         });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
@@ -467,6 +475,9 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         '# HELP countersign_grpc_refused_total gRPC calls refused before any work, by reason.',
         '# TYPE countersign_grpc_refused_total counter',
         ...[...shed].map(([r, v]) => `countersign_grpc_refused_total{reason="${r}"} ${v}`),
+        '# HELP countersign_grpc_connections_refused_total gRPC connections refused over --grpc-max-connections.',
+        '# TYPE countersign_grpc_connections_refused_total counter',
+        `countersign_grpc_connections_refused_total ${connectionsRefused}`,
         '# HELP countersign_grpc_in_flight gRPC unary calls being handled.',
         '# TYPE countersign_grpc_in_flight gauge',
         `countersign_grpc_in_flight ${inFlight}`,

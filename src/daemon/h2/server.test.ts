@@ -771,3 +771,50 @@ describe('the lean server’s HTTP/2 rules for an untrusted peer', () => {
     fine.socket.destroy();
   });
 });
+
+describe('the lean server’s connection limit', () => {
+  it('answers one connection over maxConnections with GOAWAY ENHANCE_YOUR_CALM and takes new ones as others close', async () => {
+    let refused = 0;
+    const server = new LeanGrpcServer({
+      maxReceiveMessageBytes: MAX_RECEIVE,
+      maxSendMessageBytes: MAX_SEND,
+      maxConnections: 2,
+      onConnectionRefused: () => refused++,
+    });
+    addServices(server);
+    const port = await server.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const call = async (peer: RawPeer) => {
+        peer.send(rawFrame(1, 0x4, 1, requestHeaders()));
+        peer.send(rawFrame(0, 0x1, 1, PLAIN));
+        return peer.until(() => peer.frames.some((f) => f.type === 1 && f.id === 1 && (f.flags & 0x1) !== 0));
+      };
+      const first = await RawPeer.open(port);
+      const second = await RawPeer.open(port);
+      expect(await call(first)).toBe(true);
+      const third = await RawPeer.open(port);
+      third.send(rawFrame(1, 0x4, 1, requestHeaders()));
+      expect(await third.until(() => third.goaway() !== undefined)).toBe(true);
+      await third.closed;
+      const goaway = third.frames.find((f) => f.type === 7);
+      expect(goaway?.payload.readUInt32BE(0)).toBe(0); // no stream was taken
+      expect(goaway?.payload.readUInt32BE(4)).toBe(0xb); // ENHANCE_YOUR_CALM
+      expect(goaway?.payload.subarray(8).toString()).toBe('too many connections');
+      expect(third.frames.some((f) => f.type === 1)).toBe(false);
+      expect(refused).toBe(1);
+      // The two held connections still work, and a closed one frees its place.
+      expect(await call(second)).toBe(true);
+      first.socket.destroy();
+      await first.closed;
+      expect(await second.until(() => server.connections.size === 1)).toBe(true);
+      const fourth = await RawPeer.open(port);
+      expect(await call(fourth)).toBe(true);
+      expect(fourth.goaway()).toBeUndefined();
+      expect(refused).toBe(1);
+      second.socket.destroy();
+      fourth.socket.destroy();
+    } finally {
+      server.forceShutdown();
+    }
+  });
+});

@@ -113,6 +113,13 @@ export interface LeanServerOptions {
   readonly onError?: (err: unknown) => void;
   /** How long a new connection may take to send the client preface (default 10 s). */
   readonly prefaceTimeoutMs?: number;
+  /**
+   * Connections open at once (default: no limit). One more is sent SETTINGS and GOAWAY
+   * (`ENHANCE_YOUR_CALM`, "too many connections") and closed before any of its frames is read.
+   */
+  readonly maxConnections?: number;
+  /** Told of each connection refused for `maxConnections`. */
+  readonly onConnectionRefused?: () => void;
 }
 
 /** Server TLS: the options of a secure context, replaced on reload. */
@@ -1335,6 +1342,22 @@ class Connection {
   }
 }
 
+/**
+ * Answers a connection over the limit as an HTTP/2 server that will take no streams: its SETTINGS,
+ * then GOAWAY (last stream 0, ENHANCE_YOUR_CALM) saying why, and the end of the socket. What the
+ * peer sends meanwhile is read and dropped; the socket is destroyed after a second at most.
+ */
+function refuseConnection(socket: net.Socket): void {
+  const reason = Buffer.from('too many connections');
+  const p = Buffer.alloc(8 + reason.length);
+  p.writeUInt32BE(ENHANCE_YOUR_CALM, 4);
+  reason.copy(p, 8);
+  socket.on('error', () => {});
+  socket.resume();
+  socket.end(Buffer.concat([frame(SETTINGS, 0, 0), frame(GOAWAY, 0, 0, p)]));
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
 /** Where to listen: a host and port (0: ephemeral) or a Unix socket path. */
 export type ListenTarget = { readonly path: string } | { readonly host: string; readonly port: number };
 
@@ -1385,6 +1408,11 @@ export class LeanGrpcServer {
       }
       if (socket instanceof tls.TLSSocket && socket.alpnProtocol !== 'h2') {
         socket.destroy();
+        return;
+      }
+      if (this.connections.size >= (this.options.maxConnections ?? Infinity)) {
+        refuseConnection(socket);
+        this.options.onConnectionRefused?.();
         return;
       }
       this.connections.add(new Connection(this, socket));
