@@ -652,7 +652,8 @@ async function signGroup(): Promise<Result[]> {
     if (selected(sequential))
       results.push(await measureGrpcJsSequential(sequential, g, (i) => ethereumRequest(eth, st, i)));
     // The ratio's two rates are measured in alternating slices (viem's loop, then this line), so
-    // both see the same weather of a shared machine; measured minutes apart they moved ±30% here.
+    // both see the same weather of a shared machine (measured a minute apart, the ratio ranged
+    // from 0.56x to 1.70x within one hour on one tree: bench/PROFILE.md, stop 37).
     const slices = Math.max(1, Math.floor(DURATION_S / 2));
     const peak = await line(
       PEAK_LABEL,
