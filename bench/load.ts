@@ -2,8 +2,10 @@
  * A gRPC load generator over node:http2 (no grpc-js on the client side, ~10x cheaper per call), in
  * two shapes: closed loop (N calls always in flight) and open loop (call i sent at t0 + i/rate,
  * whatever the server is doing, at most `maxInFlight` at once — latency then includes queueing as a
- * steady stream of callers sees it). Each call gets its own body from `body(i)`, so no two calls
- * are the same request (identical bodies would be answered from the service's fingerprint cache).
+ * steady stream of callers sees it, and is measured from the time the call was due, so a call sent
+ * late, by the generator's 1 ms tick or for the in-flight cap, counts its wait too). Each call gets
+ * its own body from `body(i)`, so no two calls are the same request (identical bodies would be
+ * answered from the service's fingerprint cache).
  */
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 
@@ -42,8 +44,9 @@ export async function runLoad(opts: {
   const deadline = t0 + opts.seconds * 1000;
   await new Promise<void>((done) => {
     let stopped = false;
-    const fire = () => {
-      const start = performance.now();
+    /** `due`: when an open loop's call was due (its latency counts from then). */
+    const fire = (due?: number) => {
+      const start = due ?? performance.now();
       const i = sent++;
       inFlight++;
       const req = (sessions[i % sessions.length] as ClientHttp2Session).request({
@@ -89,7 +92,7 @@ export async function runLoad(opts: {
         return;
       }
       const due = Math.floor(((now - t0) / 1000) * rate);
-      while (sent < due && inFlight < maxInFlight) fire();
+      while (sent < due && inFlight < maxInFlight) fire(t0 + (sent * 1000) / rate);
       setTimeout(tick, 1);
     };
     tick();
