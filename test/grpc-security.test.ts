@@ -474,7 +474,7 @@ describe('--grpc-max-connections 2', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends a third connection GOAWAY (ENHANCE_YOUR_CALM, "too many connections"), counts it, and takes a caller once one closes', async () => {
+  it('sends a third connection GOAWAY (ENHANCE_YOUR_CALM, "too many connections"; RESOURCE_EXHAUSTED to grpc-js), counts it, and takes a caller once one closes', async () => {
     const open = async () => {
       const session = http2.connect(`http://${serve.ready.grpc}`);
       session.on('error', () => {});
@@ -495,18 +495,26 @@ describe('--grpc-max-connections 2', () => {
       code: http2.constants.NGHTTP2_ENHANCE_YOUR_CALM,
       reason: 'too many connections',
     });
+    // A gRPC caller refused so sees RESOURCE_EXHAUSTED (grpc-js maps ENHANCE_YOUR_CALM to it).
+    const refused = createSignerClient({ address: serve.ready.grpc, deadlineMs: 30_000 });
+    try {
+      const r = await refused.signTransaction(ethTx(eth, 0));
+      expect(r.ok ? 'signed' : r.error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    } finally {
+      refused.close();
+    }
     const metrics = await (await fetch(`${serve.ready.api!}/metrics`)).text();
-    expect(metrics).toMatch(/^countersign_grpc_connections_refused_total 1$/m);
+    expect(metrics).toMatch(/^countersign_grpc_connections_refused_total 2$/m);
     // One held connection closes: a gRPC caller takes its place and signs (once the server has
     // seen the close, which may trail the client's by a moment: until then it is refused).
     held[0]!.session.close();
     await new Promise((r) => held[0]!.session.once('close', r));
     let signed = false;
-    for (let attempt = 0; attempt < 50 && !signed; attempt++) {
+    for (let attempt = 1; attempt <= 50 && !signed; attempt++) {
       const client = createSignerClient({ address: serve.ready.grpc, deadlineMs: 30_000 });
       try {
         const r = await client.signTransaction(ethTx(eth, attempt));
-        if (!r.ok) expect(r.error.code).toBe(grpc.status.UNAVAILABLE);
+        if (!r.ok) expect(r.error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
         signed = r.ok;
       } finally {
         client.close();
