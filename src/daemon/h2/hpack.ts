@@ -566,6 +566,13 @@ function writeInt(out: Buffer, pos: number, v: number, prefixBits: number, flags
   return pos;
 }
 
+/** A dynamic table size update to `size` (6.3): the integer with a 5-bit prefix after `001`. */
+export function encodeTableSizeUpdate(size: number): Buffer {
+  const out = Buffer.allocUnsafe(intSize(size, 5));
+  writeInt(out, 0, size, 5, 0x20);
+  return out;
+}
+
 /**
  * Encodes header fields for a response: each as a literal WITHOUT indexing (6.2.2, so the encoder
  * keeps no state), using the static table's name index when the name is in it, raw (non-Huffman)

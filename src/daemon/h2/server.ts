@@ -17,7 +17,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import * as zlib from 'node:zlib';
 import type * as grpc from '@grpc/grpc-js';
-import { HpackDecoder, HpackError, encodeHeaders } from './hpack.js';
+import { HpackDecoder, HpackError, encodeHeaders, encodeTableSizeUpdate } from './hpack.js';
 
 // Frame types and flags (RFC 9113 §6).
 const DATA = 0x0;
@@ -186,46 +186,30 @@ class ResponseFields {
   }
 
   headers(): Buffer {
-    if (this.#pending === null) {
-      const block = this.#headers ?? this.#stable('headers');
-      if (block !== undefined) return block;
-    }
-    return this.encode(RESPONSE_HEADERS);
+    return this.#common('headers', RESPONSE_HEADERS);
   }
 
   okTrailers(): Buffer {
-    if (this.#pending === null) {
-      const block = this.#ok ?? this.#stable('ok');
-      if (block !== undefined) return block;
-    }
-    return this.encode(OK_TRAILERS);
+    return this.#common('ok', OK_TRAILERS);
   }
 
-  /** Once every field is in the table the two common blocks never change: encode them once. */
-  #stable(which: 'headers' | 'ok'): Buffer | undefined {
-    if (this.#count !== INDEXED_FIELDS.size) return undefined;
-    this.#headers ??= this.encode(RESPONSE_HEADERS);
-    this.#ok ??= this.encode(OK_TRAILERS);
-    return which === 'headers' ? this.#headers : this.#ok;
-  }
-
-  /** §6.3 and §5.1: a dynamic table size update, its size with a 5-bit prefix. */
-  static sizeUpdate(size: number): Buffer {
-    if (size < 31) return Buffer.from([0x20 | size]);
-    const bytes = [0x3f];
-    let rest = size - 31;
-    while (rest >= 128) {
-      bytes.push((rest & 0x7f) | 0x80);
-      rest >>>= 7;
+  /**
+   * One of the two common blocks. Once every field is in the table they never change, so they are
+   * encoded once, and reused until a size update is owed (it must lead the next block).
+   */
+  #common(which: 'headers' | 'ok', fields: readonly Field[]): Buffer {
+    if (this.#pending === null && this.#count === INDEXED_FIELDS.size) {
+      this.#headers ??= this.encode(RESPONSE_HEADERS);
+      this.#ok ??= this.encode(OK_TRAILERS);
+      return which === 'headers' ? this.#headers : this.#ok;
     }
-    bytes.push(rest);
-    return Buffer.from(bytes);
+    return this.encode(fields);
   }
 
   encode(fields: readonly Field[]): Buffer {
     const parts: Buffer[] = [];
     if (this.#pending !== null) {
-      parts.push(ResponseFields.sizeUpdate(this.#pending));
+      parts.push(encodeTableSizeUpdate(this.#pending));
       this.#pending = null;
     }
     let plain: Field[] = [];
