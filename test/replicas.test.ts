@@ -187,7 +187,7 @@ beforeAll(async () => {
   replicas.push(...(await Promise.all(dataDirs.map(startReplica))));
   const orgs = await sql.query('SELECT id FROM organizations WHERE parent_id IS NULL');
   expect(orgs.rows.map((r) => r.id)).toEqual([creds.organizationId]);
-}, 120_000);
+}, 180_000); // three inits, then three replicas started at once (each given 90 s by startServe)
 
 afterAll(async () => {
   for (const r of replicas)

@@ -63,7 +63,9 @@ export function startServe(
     proc.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not become ready: ${err}`)), 30_000);
+    // A guard against a hang, not a speed check: on a loaded two-core runner a cold start (tsx
+    // transforming the sources) has taken more than 30 s.
+    const timer = setTimeout(() => reject(new Error(`serve did not become ready: ${err}`)), 90_000);
     proc.stderr?.on('data', (c: Buffer) => (err += c.toString()));
     proc.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
