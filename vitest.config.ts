@@ -29,7 +29,9 @@ const shared = {
   // Integration suites start servers and anvil; forks keep native addons out of worker threads.
   pool: 'forks' as const,
   testTimeout: 60_000,
-  hookTimeout: 60_000,
+  // Setup hooks init a data directory and start `serve` as a child process (startServe gives it
+  // 90 s); on a loaded two-core runner that has taken over 60 s. A guard against a hang only.
+  hookTimeout: 180_000,
 };
 
 export default defineConfig({
