@@ -6,25 +6,24 @@ import { loadConfig, SETTINGS, type Config, type ListenAddress } from './config.
 import { createLogger } from './logger.js';
 import { CountersignError, isCountersignError } from './shared/errors.js';
 import { NATIVE_SECP256K1_LOADED } from './shared/secp256k1.js';
-import {
-  openEmbeddedService,
-  openStore,
-  type Credentials,
-  type DeliveryOptions, // --- auth proxy ---
-  type EmbeddedService,
+// Type-only: the service's modules load on the service thread (serve), or here on demand (init,
+// migrate, console, proxy), so the gRPC thread starts without them.
+import type {
+  Credentials,
+  DeliveryOptions, // --- auth proxy ---
+  EmbeddedService,
 } from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
-import { SCHEMA_VERSION } from './service/store/schema.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
 import { PublicApiClient } from './client/client.js';
 import { inProcessTransport } from './client/in-process-transport.js';
 import { httpTransport } from './client/http-transport.js';
 import type { Transport } from './client/transport.js';
-import { assertGrpcListenerSecure, startDaemon, type RunningDaemon } from './daemon/start-daemon.js';
+import type { RunningDaemon } from './daemon/start-daemon.js';
+import { assertGrpcListenerSecure } from './daemon/listen-address.js';
 import { loadCallers, readApiKeyFile } from './daemon/callers.js';
-import { publicApiRoute, unservedRoute } from './service/api/routes.js';
-import { createInvite } from './service/console/cli-invite.js'; // --- console ---
+import { unservedRoute } from './service/api/unserved.js';
 import { CONSOLE_REDEEM_PATH } from './service/console/invite.js'; // --- console ---
 import { PROXY_USAGE, proxyCommand, splitProxyArgs } from './cli-proxy.js'; // --- auth proxy ---
 // --- operability ---
@@ -75,6 +74,7 @@ function assertNativeCrypto(): void {
 }
 
 async function openEmbedded(config: Config, logger: Logger): Promise<EmbeddedService> {
+  const { openEmbeddedService } = await import('./service/embedded.js');
   return openEmbeddedService({
     dataDir: config.dataDir,
     store: config.store,
@@ -119,7 +119,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   daemonFamilies();
   // Spans of this thread (gRPC handler, public-API call, verify); the service thread starts its own.
   if (config.otlpEndpoint !== undefined) {
-    const tracing = startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
+    const tracing = await startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
     closers.push(async () => {
       if (!(await tracing.shutdown()))
         logger.warn(
@@ -155,6 +155,10 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
     log: logger,
   });
   const callers = config.grpcClients === undefined ? undefined : loadCallers(config.grpcClients);
+  // The daemon's modules load while the service thread starts (on the other core), not before it.
+  const daemonModule = import('./daemon/start-daemon.js');
+  // Awaited below; until then a failed load must not count as an unhandled rejection.
+  daemonModule.catch(() => undefined);
   if (config.apiUrl !== undefined) {
     if (config.apiKeyFile === undefined)
       throw new CountersignError('CONFIG_INVALID', '--api-key-file is required with --api-url', {
@@ -211,7 +215,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       // refusal counters are appended by the listener).
       metrics: scrape,
       probe,
-      routeExists: (path) => publicApiRoute(path) || path === CONSOLE_REDEEM_PATH, // --- console ---
+      routeExists: (path) => service.routeExists(path) || path === CONSOLE_REDEEM_PATH, // --- console ---
       unservedRoute,
       console: true, // --- console ---
       maxInFlight: config.apiMaxInFlight,
@@ -224,6 +228,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
   }
   // The daemon reads an activity's outcome, not the record it sent: it asks for summaries.
   const client = new PublicApiClient({ transport, stamper, organizationId, summaries: true });
+  const { startDaemon } = await daemonModule;
   const daemon: RunningDaemon = await startDaemon({
     listen: fmt(config.grpcListen),
     client,
@@ -356,6 +361,10 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
 async function migrate(config: Config, out: (line: string) => void): Promise<number> {
   if (config.store === undefined || config.store === '')
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const [{ openStore }, { SCHEMA_VERSION }] = await Promise.all([
+    import('./service/embedded.js'),
+    import('./service/store/schema.js'),
+  ]);
   const store = await openStore({ dataDir: config.dataDir, store: config.store });
   await store.close();
   out(JSON.stringify({ migrated: true, store: store.engine, schemaVersion: SCHEMA_VERSION }));
@@ -373,6 +382,7 @@ async function consoleCommand(
     process.stderr.write('countersign: usage: countersign console invite --user-name NAME [--root]\n');
     return 2;
   }
+  const { createInvite } = await import('./service/console/cli-invite.js');
   const service = await openEmbedded(config, logger);
   try {
     const link = await createInvite(service, {

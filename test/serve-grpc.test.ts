@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { keccak256, recoverTransactionAddress, toHex } from 'viem';
 import { createSignerClient, unwrap } from './helpers/grpc-client.js';
 import { startServe } from './helpers/serve.js';
+import { servedRoutes } from '../src/service/api/routes.js';
+import { TURNKEY_SUBMIT_PATHS } from '../src/service/api/turnkeyRoutes.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -22,6 +24,29 @@ describe('serve over gRPC', () => {
       ?.address as string;
     const health = await fetch(`${server.ready.api as string}/healthz`);
     expect(health.status).toBe(200);
+
+    // The listener on this thread knows the served paths from the service thread: each served one
+    // gets past the route check (to the Content-Type check), the others are refused before it.
+    const post = (path: string) =>
+      fetch(`${server.ready.api as string}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{}',
+      });
+    const served = servedRoutes();
+    expect(served).toContain('/public/v1/submit/sign_transaction');
+    expect(served).toContain('/public/v1/query/whoami');
+    for (const path of served) expect([path, (await post(path)).status]).toEqual([path, 415]);
+    const unserved = [...TURNKEY_SUBMIT_PATHS]
+      .map((n) => `/public/v1/submit/${n}`)
+      .find((p) => !served.includes(p));
+    expect(unserved).toBeDefined();
+    const refusedTurnkey = await post(unserved as string);
+    expect(refusedTurnkey.status).toBe(501);
+    expect(((await refusedTurnkey.json()) as { code: number }).code).toBe(12);
+    const refusedUnknown = await post('/public/v1/submit/no_such_activity');
+    expect(refusedUnknown.status).toBe(404);
+    expect(((await refusedUnknown.json()) as { code: number }).code).toBe(5);
 
     const client = createSignerClient({ address: server.ready.grpc });
     const tx = (nonce: number) => ({

@@ -24,6 +24,7 @@ import {
 } from './callers.js';
 import type { CallContext, DaemonContext } from './context.js';
 import { grpcTls, type GrpcTlsFiles } from './tls.js';
+import { assertGrpcListenerSecure, splitHostPort } from './listen-address.js';
 import { LeanGrpcServer } from './h2/server.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
 import { evaluatePolicies } from './evaluate-policies.js';
@@ -111,34 +112,6 @@ const SHED_REASONS = [
   'not_allowed',
 ] as const;
 type ShedReason = (typeof SHED_REASONS)[number];
-
-const isLoopback = (host: string) =>
-  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-
-/**
- * Refuses a TCP gRPC address reachable from the network without TLS unless `--grpc-insecure`
- * says so (then warns). Checked before anything listens.
- */
-export function assertGrpcListenerSecure(o: {
-  readonly listen: string;
-  readonly tls: boolean;
-  readonly insecure: boolean;
-  readonly log: Logger;
-}): void {
-  if (o.listen.startsWith('unix:') || o.tls) return;
-  const { host } = splitHostPort(o.listen);
-  if (isLoopback(host)) return;
-  if (!o.insecure)
-    throw new CountersignError(
-      'CONFIG_INVALID',
-      `grpcListen: ${o.listen} is reachable from the network and has no TLS; set --grpc-tls-cert and --grpc-tls-key (and --grpc-client-ca for mTLS), or --grpc-insecure to accept the risk`,
-      { field: 'grpcListen' },
-    );
-  o.log.warn(
-    { listen: o.listen },
-    'gRPC signer listens on a non-loopback address WITHOUT TLS (--grpc-insecure)',
-  );
-}
 
 /** What the handlers read of a call's metadata (grpc-js's Metadata and the lean server's). */
 type CallMetadata = Pick<grpc.Metadata, 'get'>;
@@ -519,16 +492,4 @@ function loadHealthDefinition(signer: protoLoader.PackageDefinition): protoLoade
   );
   const health = protoLoader.loadSync(healthProto, { keepCase: true });
   return { ...signer, ...health };
-}
-
-function splitHostPort(listen: string): { host: string; port: string } {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
-  const host = m?.[1] ?? m?.[2];
-  const port = m?.[3];
-  if (host === undefined || port === undefined || Number(port) > 65535) {
-    throw new CountersignError('CONFIG_INVALID', `grpcListen: ${JSON.stringify(listen)} is not host:port`, {
-      field: 'grpcListen',
-    });
-  }
-  return { host, port };
 }

@@ -7,7 +7,8 @@
  * the store write, the verification, and a send's broadcast.
  *
  * When tracing is off, `inSpan` and `inSpanSync` call the function and nothing else: no tracer, no
- * span object, no context switch (the hot path stays as it was).
+ * span object, no context switch (the hot path stays as it was), and the SDK (provider, exporter,
+ * propagator) is not even loaded: a process without `--otlp-endpoint` starts without it.
  */
 import {
   context,
@@ -20,11 +21,6 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { isCountersignError } from '../shared/errors.js';
 
 /** The hops a span is made for: a closed set, so span names never carry an id or an address. */
@@ -59,8 +55,7 @@ export interface Tracing {
 const EXPORT_TIMEOUT_MS = 5_000;
 
 let tracer: Tracer | undefined;
-let provider: BasicTracerProvider | undefined;
-const w3c = new W3CTraceContextPropagator();
+let started = false;
 
 /** Whether this thread records spans. */
 export function tracingEnabled(): boolean {
@@ -68,30 +63,39 @@ export function tracingEnabled(): boolean {
 }
 
 /** Starts tracing on this thread (once; a second call is refused). */
-export function startTracing(opts: TracingOptions): Tracing {
-  if (provider !== undefined) throw new Error('tracing already started on this thread');
+export async function startTracing(opts: TracingOptions): Promise<Tracing> {
+  if (started) throw new Error('tracing already started on this thread');
+  started = true;
+  const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, otlp, resources, sdk] =
+    await Promise.all([
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/core'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-base'),
+    ]);
   // A collector that does not answer costs at most this per batch, and delays shutdown no longer.
-  const exporter = new OTLPTraceExporter({ url: opts.endpoint, timeoutMillis: EXPORT_TIMEOUT_MS });
-  provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
+  const exporter = new otlp.OTLPTraceExporter({ url: opts.endpoint, timeoutMillis: EXPORT_TIMEOUT_MS });
+  const provider = new sdk.BasicTracerProvider({
+    resource: resources.resourceFromAttributes({ 'service.name': opts.serviceName }),
     // Spans leave in batches, off the request path; shutdown() flushes the rest.
     spanProcessors: [
-      new BatchSpanProcessor(exporter, {
+      new sdk.BatchSpanProcessor(exporter, {
         scheduledDelayMillis: 1000,
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       }),
     ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(w3c);
+  // W3C traceparent in and out: parentOf and traceparentHeader use this global propagator.
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   tracer = provider.getTracer('countersign');
-  const p = provider;
   return {
     async shutdown() {
       tracer = undefined;
       try {
-        await p.shutdown();
+        await provider.shutdown();
         return true;
       } catch {
         return false;
@@ -108,7 +112,7 @@ const getter = {
 /** The context a `traceparent` names (its span as the remote parent), or the root context. */
 function parentOf(traceparent: string | undefined): Context {
   if (traceparent === undefined) return context.active();
-  return w3c.extract(ROOT_CONTEXT, { traceparent }, getter);
+  return propagation.extract(ROOT_CONTEXT, { traceparent }, getter);
 }
 
 function settle(span: Span, error: unknown): void {
@@ -171,7 +175,7 @@ const NO_HEADER: { readonly traceparent?: string } = Object.freeze({});
 export function traceparentHeader(): { readonly traceparent?: string } {
   if (tracer === undefined) return NO_HEADER;
   const carrier: Record<string, string> = {};
-  w3c.inject(context.active(), carrier, { set: (c, k, v) => (c[k] = v) });
+  propagation.inject(context.active(), carrier, { set: (c, k, v) => (c[k] = v) });
   return carrier.traceparent === undefined ? {} : { traceparent: carrier.traceparent };
 }
 

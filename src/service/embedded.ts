@@ -18,7 +18,6 @@ import {
   loadOrCreateMasterKey,
   verifyServiceKey,
 } from './keys/index.js';
-import { openPostgresStore } from './store/postgres.js';
 import { openSqliteStore } from './store/sqlite.js';
 import { cachedStore } from './store/cache.js';
 import type { Store } from './store/types.js';
@@ -280,7 +279,8 @@ export async function openStore(
     return cachedStore(
       openSqliteStore(join(opts.dataDir, 'countersign.db'), syncInline === undefined ? {} : { syncInline }),
     );
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url);
+  // The PostgreSQL store (and its driver) loads only when one is configured.
+  if (/^postgres(ql)?:\/\//.test(url)) return (await import('./store/postgres.js')).openPostgresStore(url);
   throw new CountersignError(
     'CONFIG_INVALID',
     'store: must be a postgres:// URL (or absent for SQLite in the data dir)',

@@ -17,7 +17,6 @@ import {
   parseAuthenticatorData,
   cose,
 } from '@simplewebauthn/server/helpers';
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '../shared/encoding.js';
 
@@ -191,6 +190,8 @@ export async function verifyAssertion(
     'base64url',
   );
   const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64url');
+  // The verifier's module (with its attestation-format dependencies) loads with the first assertion.
+  const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
   let verified = false;
   try {
     const out = await verifyAuthenticationResponse({

@@ -25,6 +25,8 @@ export interface ServiceWorker {
   readonly daemonSigner: DaemonSignerCredentials;
   /** The gas station's sponsor address (fund it to send sponsored batches). */
   readonly sponsorAddress: string;
+  /** Whether the public API serves this POST path (the service thread's list, sent when ready). */
+  routeExists(path: string): boolean;
   /** The thread's hand-written Prometheus text and its prom-client families (to aggregate). */
   metrics(): Promise<{ readonly text: string; readonly families: MetricFamilies }>;
   /** True when a round trip through the service thread and its store answers within the deadline. */
@@ -180,7 +182,9 @@ export async function startServiceWorker(
     });
   }
 
+  const routes: ReadonlySet<string> = new Set(first.ready.routes);
   return {
+    routeExists: (path) => routes.has(path),
     credentials: first.ready.credentials,
     daemonSigner: first.ready.daemonSigner,
     sponsorAddress: first.ready.sponsorAddress,

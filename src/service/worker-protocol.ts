@@ -47,6 +47,8 @@ export type WorkerMessage =
       readonly credentials: Credentials;
       readonly daemonSigner: DaemonSignerCredentials;
       readonly sponsorAddress: string;
+      /** Every POST path the public API serves (the listener refuses others before reading a body). */
+      readonly routes: readonly string[];
     }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'response'; readonly id: number; readonly status: number; readonly body: Uint8Array }

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { openEmbeddedService } from './embedded.js';
+import { servedRoutes } from './api/routes.js';
 import { lingerPoint, stallPoint } from '../observability/failpoints.js';
 import { metricsJson, serviceMetrics, setServiceName } from '../observability/metrics.js';
 import { startTracing } from '../observability/tracing.js';
@@ -21,7 +22,7 @@ serviceMetrics(); // every service family shows from the first scrape
 const tracing =
   data.otlpEndpoint === undefined
     ? undefined
-    : startTracing({ endpoint: data.otlpEndpoint, serviceName: data.serviceName ?? 'countersign' });
+    : await startTracing({ endpoint: data.otlpEndpoint, serviceName: data.serviceName ?? 'countersign' });
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 try {
@@ -94,6 +95,7 @@ try {
     credentials: service.credentials,
     daemonSigner: service.daemonSigner,
     sponsorAddress: service.sponsorAddress,
+    routes: servedRoutes(),
   });
 } catch (e) {
   post({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });

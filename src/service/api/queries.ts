@@ -718,6 +718,10 @@ export function isQuery(name: string): boolean {
   return Object.hasOwn(QUERIES, name);
 }
 
+export function queryNames(): string[] {
+  return Object.keys(QUERIES);
+}
+
 export function runQuery(name: string, ctx: QueryContext, body: Params): Promise<Record<string, unknown>> {
   const q = QUERIES[name];
   if (q === undefined)

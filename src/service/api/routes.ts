@@ -1,17 +1,15 @@
 /**
- * Which POST paths the public API serves, and how it refuses the others: a path of Turnkey's API
- * that countersign does not serve is UNIMPLEMENTED (HTTP 501, code 12), any other NOT_FOUND. The
- * HTTP listener asks before reading a body; the handler asks again for callers without a listener.
+ * Which POST paths the public API serves (unserved.ts says how it refuses the others). The HTTP
+ * listener asks before reading a body; the handler asks again for callers without a listener.
  */
-import { CountersignError } from '../../shared/errors.js';
 import { DECISION_ACTIVITIES } from '../activities/decisions.js';
 import { ACTIVITIES } from '../activities/registry.js';
 import { EVALUATE_POLICIES_QUERY } from './evaluate-policies.js';
-import { isQuery } from './queries.js';
-import { TURNKEY_QUERY_PATHS, TURNKEY_SUBMIT_PATHS } from './turnkeyRoutes.js';
+import { isQuery, queryNames } from './queries.js';
+import { QUERY_PREFIX, SUBMIT_PREFIX } from './unserved.js';
 
-export const SUBMIT_PREFIX = '/public/v1/submit/';
-export const QUERY_PREFIX = '/public/v1/query/';
+export { QUERY_PREFIX, SUBMIT_PREFIX, unservedRoute } from './unserved.js';
+
 /** countersign's own query: the running build and its app-proof key, signed by the service signer key. */
 export const BUILD_ATTESTATION_QUERY = 'get_build_attestation';
 
@@ -35,17 +33,10 @@ export function publicApiRoute(path: string): boolean {
   return false;
 }
 
-/** The refusal of a POST path the public API does not serve. */
-export function unservedRoute(path: string): CountersignError {
-  const submit = path.startsWith(SUBMIT_PREFIX);
-  const query = path.startsWith(QUERY_PREFIX);
-  const name = path.slice((submit ? SUBMIT_PREFIX : QUERY_PREFIX).length);
-  if ((submit && TURNKEY_SUBMIT_PATHS.has(name)) || (query && TURNKEY_QUERY_PATHS.has(name)))
-    return new CountersignError(
-      'ROUTE_UNIMPLEMENTED',
-      `${path} is part of Turnkey's API but countersign does not serve it`,
-    );
-  if (submit) return new CountersignError('ROUTE_NOT_FOUND', `unknown activity path ${path}`);
-  if (query) return new CountersignError('ROUTE_NOT_FOUND', `unknown query path ${path}`);
-  return new CountersignError('ROUTE_NOT_FOUND', `no route for POST ${path}`);
+/** Every POST path the public API serves: the service thread sends these to the HTTP listener. */
+export function servedRoutes(): string[] {
+  return [
+    ...[...SUBMIT_NAMES].map((n) => SUBMIT_PREFIX + n),
+    ...[...queryNames(), EVALUATE_POLICIES_QUERY, BUILD_ATTESTATION_QUERY].map((n) => QUERY_PREFIX + n),
+  ];
 }

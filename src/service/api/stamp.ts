@@ -10,7 +10,9 @@ import { verifyDigest, SECP256K1_N, isValidPublicKey } from '../../shared/secp25
 import { bigintToFixed, bytesToBigint, concatBytes, utf8 } from '../../shared/encoding.js';
 import { ed25519Key, p256Key } from '../keys/apiPublicKeys.js';
 import type { P256Verifier } from './p256Verifier.js';
-import { OPEN_WEBAUTHN_POLICY, verifyAssertion, WebauthnError, type WebauthnPolicy } from '../webauthn.js';
+// Type-only: the WebAuthn modules load with the first passkey stamp (the gRPC thread's listener
+// checks API-key stamps only and never loads them).
+import type { WebauthnPolicy } from '../webauthn.js';
 
 export const STAMP_SCHEMES = [
   'SIGNATURE_SCHEME_TK_API_P256',
@@ -219,10 +221,11 @@ export async function verifyWebauthnStamp(
   stamp: WebauthnStamp,
   body: Uint8Array,
   publicKeyHex: string,
-  policy: WebauthnPolicy = OPEN_WEBAUTHN_POLICY,
+  policy?: WebauthnPolicy,
 ): Promise<void> {
+  const { OPEN_WEBAUTHN_POLICY, verifyAssertion, WebauthnError } = await import('../webauthn.js');
   try {
-    await verifyAssertion(stamp, body, publicKeyHex, policy);
+    await verifyAssertion(stamp, body, publicKeyHex, policy ?? OPEN_WEBAUTHN_POLICY);
   } catch (e) {
     if (!(e instanceof WebauthnError)) throw e;
     if (/clientDataJson/.test(e.message)) throw malformed(e.message);

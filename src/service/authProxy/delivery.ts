@@ -8,7 +8,6 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
 import { CountersignError } from '../../shared/errors.js';
 import { classifyAddress } from '../../shared/outbound/classifyAddress.js';
 import { addressAllowed, refusalReason, type OutboundPolicy } from '../../shared/outbound/guard.js';
@@ -61,6 +60,8 @@ export function smtpSender(opts: {
     }
     const cls = classifyAddress(address);
     if (!addressAllowed(cls, opts.policy)) throw refused('smtp-url', refusalReason(cls));
+    // nodemailer loads with the first mail, not with every process that could send one.
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: address,
       port,
