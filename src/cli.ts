@@ -250,6 +250,7 @@ async function serve(config: Config, logger: Logger, out: (line: string) => void
       }),
     maxInFlight: config.grpcMaxInFlight,
     maxConnections: config.grpcMaxConnections,
+    idleTimeoutMs: config.grpcIdleSeconds * 1000,
     grpcServer: config.grpcServer,
     maxWatchStreamsPerCaller: config.grpcMaxWatchStreams,
     watchMaxLifetimeMs: config.grpcWatchMaxSeconds * 1000,

@@ -54,6 +54,8 @@ export interface Config {
   readonly grpcClients: string | undefined;
   readonly grpcMaxInFlight: number;
   readonly grpcMaxConnections: number;
+  /** Seconds a gRPC connection may go without a call before it is closed (0: never). */
+  readonly grpcIdleSeconds: number;
   /** The HTTP/2 server under gRPC: `lean` (countersign's own framing) or `grpc-js`. */
   readonly grpcServer: 'lean' | 'grpc-js';
   readonly grpcMaxWatchStreams: number;
@@ -215,6 +217,13 @@ export const SETTINGS = [
     key: 'grpcMaxConnections',
     def: '1024',
     help: 'gRPC connections open at once; one more is sent GOAWAY and closed',
+  },
+  {
+    flag: 'grpc-idle-seconds',
+    env: 'COUNTERSIGN_GRPC_IDLE_SECONDS',
+    key: 'grpcIdleSeconds',
+    def: '300',
+    help: 'a gRPC connection with no call for this long is sent GOAWAY and closed (0: never)',
   },
   {
     flag: 'grpc-server',
@@ -603,6 +612,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Par
     grpcClients: opt('grpcClients'),
     grpcMaxInFlight: atLeastOne(str('grpcMaxInFlight'), '--grpc-max-in-flight'),
     grpcMaxConnections: atLeastOne(str('grpcMaxConnections'), '--grpc-max-connections'),
+    grpcIdleSeconds: positiveInt(str('grpcIdleSeconds'), '--grpc-idle-seconds'),
     grpcServer: grpcServerSetting(str('grpcServer')),
     grpcMaxWatchStreams: atLeastOne(str('grpcMaxWatchStreams'), '--grpc-max-watch-streams'),
     grpcWatchMaxSeconds: atLeastOne(str('grpcWatchMaxSeconds'), '--grpc-watch-max-seconds'),

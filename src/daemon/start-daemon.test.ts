@@ -1,5 +1,6 @@
 import { createECDH } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import * as http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -714,4 +715,60 @@ describe('daemon', () => {
       c2.close();
     }
   });
+});
+
+describe('idle connections', () => {
+  const IDLE_MS = 300;
+  const newStamperKey = () => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    return {
+      apiPublicKey: ecdh.getPublicKey('hex', 'compressed'),
+      apiPrivateKey: ecdh.getPrivateKey().toString('hex').padStart(64, '0'),
+    };
+  };
+  for (const grpcServer of ['lean', 'grpc-js'] as const) {
+    it(`sends GOAWAY NO_ERROR to a connection without calls for idleTimeoutMs, and a client reconnects (${grpcServer})`, async () => {
+      const d = await startDaemon({
+        listen: '127.0.0.1:0',
+        client: new PublicApiClient({
+          transport: inProcessTransport(fake.handler),
+          stamper: new ApiKeyStamper(newStamperKey()),
+          organizationId: ORG,
+        }),
+        defaultOrganizationId: ORG,
+        idempotencyDbPath: join(dir, `idle-${grpcServer}.sqlite`),
+        logger: pino({ level: 'silent' }),
+        grpcServer,
+        idleTimeoutMs: IDLE_MS,
+      });
+      const session = http2.connect(`http://${d.address}`);
+      session.on('error', () => {});
+      const Signer = signer.constructor as grpc.ServiceClientConstructor;
+      const c = new Signer(d.address, grpc.credentials.createInsecure());
+      const sign = () =>
+        new Promise<SignMessageResponse>((resolve, reject) =>
+          (c as unknown as Record<string, Unary>)['SignMessage']!.call(
+            c,
+            { signWith: ANVIL_KEY_0.address, personalMessage: Buffer.from('still here') },
+            (err, res) => (err ? reject(err) : resolve(res as SignMessageResponse)),
+          ),
+        );
+      try {
+        const goaway = await new Promise<number>((resolve) => session.once('goaway', resolve));
+        expect(goaway).toBe(http2.constants.NGHTTP2_NO_ERROR);
+        await new Promise<void>((resolve) => (session.closed ? resolve() : session.once('close', resolve)));
+        // A client's channel outlives its connection: a call, a pause past the timeout, a call.
+        expect((await sign()).signer).toBe(ANVIL_KEY_0.address);
+        await new Promise((r) => setTimeout(r, IDLE_MS * 3));
+        expect((await sign()).signer).toBe(ANVIL_KEY_0.address);
+        if (grpcServer === 'lean')
+          expect(d.metricsText()).toMatch(/^countersign_grpc_connections_idle_closed_total [2-9]\d*$/m);
+      } finally {
+        c.close();
+        session.destroy();
+        await d.close();
+      }
+    });
+  }
 });

@@ -68,6 +68,11 @@ export interface StartDaemonOptions {
    * closed. The lean server's limit: grpc-js's server has none.
    */
   readonly maxConnections?: number;
+  /**
+   * How long a connection may hold no call before it is sent GOAWAY (NO_ERROR) and closed (default
+   * 300 s; 0: never). A client reconnects for its next call. Both servers apply it.
+   */
+  readonly idleTimeoutMs?: number;
   /** Calls one caller may have in flight (default: maxInFlight). */
   readonly maxInFlightPerCaller?: number;
   /** Open watch streams per caller (default 32) and the longest a stream stays open (default 1 h). */
@@ -168,6 +173,8 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   const watchLifetimeMs = opts.watchMaxLifetimeMs ?? 60 * 60 * 1000;
   const shed = new Map<ShedReason, number>(SHED_REASONS.map((r) => [r, 0]));
   let connectionsRefused = 0;
+  let connectionsIdleClosed = 0;
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 300_000;
   const perCaller = new Map<string, number>();
   const watchesPerCaller = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -354,6 +361,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           // Channelz (grpc-js's per-call introspection registry, read through a channelz service
           // this daemon does not serve) costs ~2% of the gRPC thread per call; nothing reads it.
           'grpc.enable_channelz': 0,
+          ...(idleTimeoutMs > 0 ? { 'grpc.max_connection_idle_ms': idleTimeoutMs } : {}),
         })
       : new LeanGrpcServer({
           maxReceiveMessageBytes: MAX_RECEIVE_BYTES,
@@ -361,6 +369,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           onError: (err) => log.error({ err }, 'gRPC connection closed on an internal fault'),
           maxConnections: opts.maxConnections ?? 1024,
           onConnectionRefused: () => connectionsRefused++,
+          ...(idleTimeoutMs > 0 ? { idleTimeoutMs, onConnectionIdle: () => connectionsIdleClosed++ } : {}),
         });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
@@ -451,6 +460,9 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         '# HELP countersign_grpc_connections_refused_total gRPC connections refused over --grpc-max-connections.',
         '# TYPE countersign_grpc_connections_refused_total counter',
         `countersign_grpc_connections_refused_total ${connectionsRefused}`,
+        '# HELP countersign_grpc_connections_idle_closed_total gRPC connections closed after --grpc-idle-seconds without a call.',
+        '# TYPE countersign_grpc_connections_idle_closed_total counter',
+        `countersign_grpc_connections_idle_closed_total ${connectionsIdleClosed}`,
         '# HELP countersign_grpc_in_flight gRPC unary calls being handled.',
         '# TYPE countersign_grpc_in_flight gauge',
         `countersign_grpc_in_flight ${inFlight}`,

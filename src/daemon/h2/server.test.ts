@@ -408,6 +408,8 @@ interface Frame {
   flags: number;
   id: number;
   payload: Buffer;
+  /** performance.now() when it was read. */
+  at: number;
 }
 
 /** A peer that speaks raw frames and collects what the server sends until it closes. */
@@ -426,6 +428,7 @@ class RawPeer {
           flags: this.#buf[4]!,
           id: this.#buf.readUInt32BE(5) & 0x7fffffff,
           payload: this.#buf.subarray(9, 9 + len),
+          at: performance.now(),
         });
         this.#buf = this.#buf.subarray(9 + len);
       }
@@ -816,5 +819,78 @@ describe('the lean server’s connection limit', () => {
     } finally {
       server.forceShutdown();
     }
+  });
+});
+
+describe('the lean server’s idle timeout', () => {
+  const IDLE_MS = 300;
+  let server: LeanGrpcServer;
+  let port: number;
+  let idleClosed = 0;
+  beforeAll(async () => {
+    server = new LeanGrpcServer({
+      maxReceiveMessageBytes: MAX_RECEIVE,
+      maxSendMessageBytes: MAX_SEND,
+      idleTimeoutMs: IDLE_MS,
+      onConnectionIdle: () => idleClosed++,
+    });
+    addServices(server);
+    port = await server.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => server.forceShutdown());
+
+  const answered = (peer: RawPeer, id: number) =>
+    peer.until(() => peer.frames.some((f) => f.type === 1 && f.id === id && (f.flags & 0x1) !== 0));
+
+  it('sends GOAWAY NO_ERROR to a connection that holds no stream, PINGs or not, and closes it', async () => {
+    const before = idleClosed;
+    const peer = await RawPeer.open(port);
+    const pings = setInterval(() => peer.send(rawFrame(6, 0, 0, Buffer.alloc(8))), IDLE_MS / 6);
+    try {
+      expect(await peer.until(() => peer.goaway() !== undefined, 30_000)).toBe(true);
+    } finally {
+      clearInterval(pings);
+    }
+    expect(peer.goaway()).toEqual({ lastStreamId: 0, code: 0 });
+    await peer.closed;
+    expect(idleClosed).toBe(before + 1);
+  });
+
+  it('closes a connection no sooner than the timeout after its last call was answered', async () => {
+    const peer = await RawPeer.open(port);
+    // Calls a quarter of the timeout apart, for twice the timeout: each one restarts the count.
+    const ids = [1, 3, 5, 7, 9, 11, 13, 15];
+    for (const id of ids) {
+      peer.send(rawFrame(1, 0x4, id, requestHeaders()));
+      peer.send(rawFrame(0, 0x1, id, PLAIN));
+      expect(await answered(peer, id)).toBe(true);
+      expect(peer.goaway()).toBeUndefined();
+      await new Promise((r) => setTimeout(r, IDLE_MS / 4));
+    }
+    expect(await peer.until(() => peer.goaway() !== undefined, 30_000)).toBe(true);
+    expect(peer.goaway()).toEqual({ lastStreamId: 15, code: 0 });
+    const at = (pred: (f: Frame) => boolean) => peer.frames.find(pred)!.at;
+    const lastAnswer = at((f) => f.type === 1 && f.id === 15 && (f.flags & 0x1) !== 0);
+    const goaway = at((f) => f.type === 7);
+    // Never early: the server counts from when the last stream ended, and a call resets the count.
+    // Half of the timeout is slack for when this side read the two frames.
+    expect(goaway - lastAnswer).toBeGreaterThanOrEqual(IDLE_MS / 2);
+    await peer.closed;
+  });
+
+  it('keeps a connection whose stream stays open, and lets it go once that stream ends', async () => {
+    const peer = await RawPeer.open(port);
+    const body = Buffer.concat([Buffer.from([0, 0, 0, 0, 9, 0x12, 7]), Buffer.from('forever')]);
+    peer.send(rawFrame(1, 0x4, 1, requestHeaders('/countersign.v1.Signer/WatchActivity')));
+    peer.send(rawFrame(0, 0x1, 1, body));
+    expect(await peer.until(() => peer.frames.filter((f) => f.type === 0 && f.id === 1).length >= 5)).toBe(
+      true,
+    );
+    await new Promise((r) => setTimeout(r, IDLE_MS * 3));
+    expect(peer.goaway()).toBeUndefined();
+    peer.send(rawFrame(3, 0, 1, Buffer.from([0, 0, 0, 8]))); // RST_STREAM CANCEL
+    expect(await peer.until(() => peer.goaway() !== undefined, 30_000)).toBe(true);
+    expect(peer.goaway()).toEqual({ lastStreamId: 1, code: 0 });
+    await peer.closed;
   });
 });

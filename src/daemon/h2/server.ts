@@ -120,6 +120,14 @@ export interface LeanServerOptions {
   readonly maxConnections?: number;
   /** Told of each connection refused for `maxConnections`. */
   readonly onConnectionRefused?: () => void;
+  /**
+   * How long a connection may hold no open stream before it is sent GOAWAY (NO_ERROR) and closed
+   * (default: never). PINGs and SETTINGS are not use. A sweep checks, so a connection goes at least
+   * this long after its last stream ended, and at most a half of it (two seconds at most) later.
+   */
+  readonly idleTimeoutMs?: number;
+  /** Told of each connection closed for `idleTimeoutMs`. */
+  readonly onConnectionIdle?: () => void;
 }
 
 /** Server TLS: the options of a secure context, replaced on reload. */
@@ -785,6 +793,9 @@ class Connection {
   draining = false;
   dead = false;
   prefaceTimer: NodeJS.Timeout | undefined;
+  /** When the idle sweep first saw this connection without streams, and its last stream id then. */
+  idleSince: number | undefined;
+  idleAtStreamId = 0;
 
   constructor(
     readonly server: LeanGrpcServer,
@@ -1354,6 +1365,7 @@ export class LeanGrpcServer {
   #listeners: net.Server[] = [];
   #shutdownCallbacks: (() => void)[] = [];
   #unwatchTls: (() => void) | undefined;
+  #idleSweep: NodeJS.Timeout | undefined;
 
   constructor(readonly options: LeanServerOptions) {
     this.maxConcurrentStreams = options.maxConcurrentStreams ?? 1024;
@@ -1401,6 +1413,11 @@ export class LeanGrpcServer {
       }
       this.connections.add(new Connection(this, socket));
     };
+    const idleMs = this.options.idleTimeoutMs;
+    if (idleMs !== undefined && this.#idleSweep === undefined) {
+      this.#idleSweep = setInterval(() => this.#sweepIdle(idleMs), Math.min(1000, Math.max(10, idleMs / 4)));
+      this.#idleSweep.unref();
+    }
     const tlsServers: tls.Server[] = [];
     const contextOptions = () => {
       const opts = secure!.options();
@@ -1450,8 +1467,29 @@ export class LeanGrpcServer {
     return port;
   }
 
+  /**
+   * Sends GOAWAY to each connection that has had no stream for `idleMs`. One seen without streams
+   * is marked with the time and its last stream id; it goes once it has stayed so for `idleMs`. A
+   * stream seen open, or opened in between (a higher last stream id), clears the mark.
+   */
+  #sweepIdle(idleMs: number): void {
+    const now = performance.now();
+    for (const c of this.connections) {
+      if (c.dead || c.draining || !c.prefaceDone) continue; // the preface has its own timer
+      if (c.streams.size > 0) c.idleSince = undefined;
+      else if (c.idleSince === undefined || c.lastStreamId !== c.idleAtStreamId) {
+        c.idleSince = now;
+        c.idleAtStreamId = c.lastStreamId;
+      } else if (now - c.idleSince >= idleMs) {
+        c.goAway();
+        this.options.onConnectionIdle?.();
+      }
+    }
+  }
+
   /** Stops listening, sends GOAWAY, and calls back once every connection has closed. */
   tryShutdown(callback: () => void): void {
+    clearInterval(this.#idleSweep);
     this.closing = true;
     this.#unwatchTls?.();
     for (const l of this.#listeners) l.close();
@@ -1461,6 +1499,7 @@ export class LeanGrpcServer {
   }
 
   forceShutdown(): void {
+    clearInterval(this.#idleSweep);
     this.closing = true;
     this.#unwatchTls?.();
     for (const l of this.#listeners) l.close();
