@@ -14,6 +14,7 @@ import type {
   EmbeddedService,
 } from './service/embedded.js';
 import { startServiceWorker } from './service/worker-host.js';
+import { SCHEMA_VERSION } from './service/store/schema.js';
 import { startHttpServer, type HttpListener } from './service/api/http-server.js';
 import { ApiKeyStamper } from './client/stamper.js';
 import { PublicApiClient } from './client/client.js';
@@ -362,10 +363,7 @@ async function init(config: Config, logger: Logger, out: (line: string) => void)
 async function migrate(config: Config, out: (line: string) => void): Promise<number> {
   if (config.store === undefined || config.store === '')
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const [{ openStore }, { SCHEMA_VERSION }] = await Promise.all([
-    import('./service/embedded.js'),
-    import('./service/store/schema.js'),
-  ]);
+  const { openStore } = await import('./service/embedded.js');
   const store = await openStore({ dataDir: config.dataDir, store: config.store });
   await store.close();
   out(JSON.stringify({ migrated: true, store: store.engine, schemaVersion: SCHEMA_VERSION }));

@@ -714,10 +714,6 @@ const QUERIES: Record<string, QueryHandler> = {
   },
 };
 
-export function isQuery(name: string): boolean {
-  return Object.hasOwn(QUERIES, name);
-}
-
 export function queryNames(): string[] {
   return Object.keys(QUERIES);
 }

@@ -5,7 +5,7 @@
 import { DECISION_ACTIVITIES } from '../activities/decisions.js';
 import { ACTIVITIES } from '../activities/registry.js';
 import { EVALUATE_POLICIES_QUERY } from './evaluate-policies.js';
-import { isQuery, queryNames } from './queries.js';
+import { queryNames } from './queries.js';
 import { QUERY_PREFIX, SUBMIT_PREFIX } from './unserved.js';
 
 export { QUERY_PREFIX, SUBMIT_PREFIX, unservedRoute } from './unserved.js';
@@ -22,8 +22,14 @@ export function servesSubmit(name: string): boolean {
   return SUBMIT_NAMES.has(name);
 }
 
+const QUERY_NAMES: ReadonlySet<string> = new Set([
+  ...queryNames(),
+  EVALUATE_POLICIES_QUERY,
+  BUILD_ATTESTATION_QUERY,
+]);
+
 export function servesQuery(name: string): boolean {
-  return isQuery(name) || name === EVALUATE_POLICIES_QUERY || name === BUILD_ATTESTATION_QUERY;
+  return QUERY_NAMES.has(name);
 }
 
 /** Whether the public API serves this POST path. */
@@ -37,6 +43,6 @@ export function publicApiRoute(path: string): boolean {
 export function servedRoutes(): string[] {
   return [
     ...[...SUBMIT_NAMES].map((n) => SUBMIT_PREFIX + n),
-    ...[...queryNames(), EVALUATE_POLICIES_QUERY, BUILD_ATTESTATION_QUERY].map((n) => QUERY_PREFIX + n),
+    ...[...QUERY_NAMES].map((n) => QUERY_PREFIX + n),
   ];
 }

@@ -19,6 +19,15 @@ async function fsyncs(): Promise<number> {
   return h.values.find((v) => v.metricName === 'countersign_store_fsync_duration_seconds_count')?.value ?? 0;
 }
 
+/** A new organization in `store`; its id. */
+async function insertOrganization(store: Store): Promise<string> {
+  const id = randomUUID();
+  await store.write(async (tx) => {
+    await tx.insertOrganization({ id, name: 'o', parentId: null, rootQuorumThreshold: 1, createdAtMs: NOW });
+  });
+  return id;
+}
+
 const restores: (() => void)[] = [];
 
 /** Counts from now on the statements matching `pattern` that run (better-sqlite3's Statement#run). */
@@ -47,16 +56,7 @@ describe('SQLite durability off the JavaScript thread', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cs-sync-'));
     store = openSqliteStore(join(dir, 'service.db'));
-    org = randomUUID();
-    await store.write(async (tx) => {
-      await tx.insertOrganization({
-        id: org,
-        name: 'o',
-        parentId: null,
-        rootQuorumThreshold: 1,
-        createdAtMs: NOW,
-      });
-    });
+    org = await insertOrganization(store);
   });
   afterEach(async () => {
     for (const restore of restores.splice(0)) restore();
@@ -217,16 +217,7 @@ describe('the WAL under a steady stream of commits', () => {
     const restartBytes = 256 * 1024;
     const store = openSqliteStore(path, { walRestartBytes: restartBytes, checkpointIntervalMs: 20 });
     try {
-      const org = randomUUID();
-      await store.write(async (tx) => {
-        await tx.insertOrganization({
-          id: org,
-          name: 'o',
-          parentId: null,
-          rootQuorumThreshold: 1,
-          createdAtMs: NOW,
-        });
-      });
+      const org = await insertOrganization(store);
       // Eight writers, each committing policies with 32 KiB of notes back to back, until 64 MiB of
       // notes went through the WAL; the file's largest size on the way is what counts.
       const notes = 'n'.repeat(32 * 1024);
