@@ -148,6 +148,15 @@ describe('gRPC over mTLS with a callers file', () => {
     return c;
   };
 
+  /** Calls refused for an unknown caller, as the operator scrapes it. */
+  const refusedUnauthenticated = async (): Promise<number> => {
+    const metrics = await (await fetch(`${serve.ready.api!}/metrics`)).text();
+    const line = metrics
+      .split('\n')
+      .find((l) => l.startsWith('countersign_grpc_refused_total{reason="unauthenticated"}'));
+    return Number(line?.split(' ')[1]);
+  };
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'countersign-grpc-sec-'));
     const init = initDataDir(dir);
@@ -255,6 +264,51 @@ describe('gRPC over mTLS with a callers file', () => {
     } as never);
     expect(codeOf(otherChain)).toBe(grpc.status.PERMISSION_DENIED);
     expect(await activityCount(root, org)).toBe(before);
+  });
+
+  it('refuses an unknown caller at its headers: a compressed message it sends is never inflated', async () => {
+    const refusedBefore = await refusedUnauthenticated();
+    const port = Number(serve.ready.grpc.split(':').pop());
+    const call = (cert: CertPair, path: string, body: Buffer) => {
+      const session = http2.connect(`https://localhost:${port}`, {
+        ca: pki.ca.cert,
+        cert: cert.cert,
+        key: cert.key,
+      });
+      session.on('error', () => {});
+      return new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+        const req = session.request({
+          ':method': 'POST',
+          ':path': path,
+          'content-type': 'application/grpc',
+          'grpc-encoding': 'gzip',
+          te: 'trailers',
+        });
+        req.on('response', (h) => {
+          if (h['grpc-status'] !== undefined) resolve(h);
+        });
+        req.on('trailers', resolve);
+        req.on('error', reject);
+        req.end(body);
+      }).finally(() => session.close());
+    };
+    // Flagged compressed, and not gzip at all: a server that inflated it would answer INTERNAL.
+    const notGzip = Buffer.concat([Buffer.from([1, 0, 0, 0x40, 0]), Buffer.alloc(0x4000, 0x5a)]);
+    const stranger = await call(pki.client('stranger'), '/countersign.v1.Signer/SignTransaction', notGzip);
+    expect(stranger['grpc-status']).toBe(String(grpc.status.UNAUTHENTICATED));
+    expect(stranger[ERROR_CODE_TRAILER]).toBe('CALLER_UNKNOWN');
+    // A known caller's same bytes are read (and fail to inflate); the stranger's refusal was counted once.
+    const known = await call(pki.client('payments'), '/countersign.v1.Signer/SignTransaction', notGzip);
+    expect(known['grpc-status']).toBe(String(grpc.status.INTERNAL));
+    expect(decodeURIComponent(String(known['grpc-message']))).toBe('Failed to decompress message');
+    expect(await refusedUnauthenticated()).toBe(refusedBefore + 1);
+    // Health answers whoever reaches the listener: only the Signer's calls need a known caller.
+    const health = await call(
+      pki.client('stranger'),
+      '/grpc.health.v1.Health/Check',
+      Buffer.from([0, 0, 0, 0, 0]),
+    );
+    expect(health['grpc-status']).toBe('0');
   });
 
   it('identifies a bearer-token caller the same way, and refuses a wrong token', async () => {

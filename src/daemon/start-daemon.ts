@@ -25,7 +25,7 @@ import {
 import type { CallContext, DaemonContext } from './context.js';
 import { grpcTls, type GrpcTlsFiles } from './tls.js';
 import { assertGrpcListenerSecure, splitHostPort } from './listen-address.js';
-import { LeanGrpcServer } from './h2/server.js';
+import { LeanGrpcServer, type AdmissionRequest } from './h2/server.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
 import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
@@ -183,20 +183,17 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     else m.set(k, v);
   };
 
-  /** Identifies and authorizes the caller; refuses (nothing submitted) an unknown or unauthorized one. */
-  function admit(
-    call: {
-      readonly metadata: CallMetadata;
-      readonly request: unknown;
-      getAuthContext(): { sslPeerCertificate?: PeerCertificate };
-    },
-    method: SignerMethod,
-  ): { name: string; ctx: DaemonContext } {
-    if (callers === undefined) return { name: '', ctx: baseCtx };
+  interface CallerEvidence {
+    readonly metadata: CallMetadata;
+    getAuthContext(): { sslPeerCertificate?: PeerCertificate };
+  }
+
+  /** The callers-file entry the call's certificate or bearer token names; refuses an unknown caller. */
+  function identify(call: CallerEvidence, file: readonly CallerEntry[]): CallerEntry {
     const auth = call.getAuthContext();
     const header = call.metadata.get('authorization')[0];
     const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
-    const entry = identifyCaller(callers, { certificate: auth.sslPeerCertificate, bearerToken: bearer });
+    const entry = identifyCaller(file, { certificate: auth.sslPeerCertificate, bearerToken: bearer });
     if (entry === undefined) {
       shed.set('unauthenticated', (shed.get('unauthenticated') ?? 0) + 1);
       throw new CountersignError(
@@ -204,6 +201,32 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         'caller not recognized: present a client certificate or a bearer token listed in --grpc-clients',
       );
     }
+    return entry;
+  }
+
+  /**
+   * The lean server asks this when a Signer call's headers arrive: an unknown caller is refused
+   * before its message is read, so what it sends (up to 4 MiB, or a compressed message that
+   * inflates to that) is never decompressed or decoded. grpc-js's server has no such hook; there
+   * `admit` refuses the caller once its message is decoded.
+   */
+  function admitHeaders(call: AdmissionRequest): unknown {
+    if (callers === undefined || !call.path.startsWith(`/${SIGNER_SERVICE}/`)) return undefined;
+    try {
+      identify(call, callers);
+      return undefined;
+    } catch (e) {
+      return toServiceError(e, log.child({ rpc: call.path.slice(SIGNER_SERVICE.length + 2) }));
+    }
+  }
+
+  /** Identifies and authorizes the caller; refuses (nothing submitted) an unknown or unauthorized one. */
+  function admit(
+    call: CallerEvidence & { readonly request: unknown },
+    method: SignerMethod,
+  ): { name: string; ctx: DaemonContext } {
+    if (callers === undefined) return { name: '', ctx: baseCtx };
+    const entry = identify(call, callers);
     try {
       authorizeCall(entry, callIntentOf(method, call.request as Record<string, unknown>));
     } catch (e) {
@@ -370,6 +393,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           maxConnections: opts.maxConnections ?? 1024,
           onConnectionRefused: () => connectionsRefused++,
           ...(idleTimeoutMs > 0 ? { idleTimeoutMs, onConnectionIdle: () => connectionsIdleClosed++ } : {}),
+          admitCall: admitHeaders,
         });
   server.addService(proto.signerService, {
     SignTransaction: unary('SignTransaction', signTransaction),
@@ -381,7 +405,6 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
     SendEthTransaction: unary('SendEthTransaction', sendEthTransaction),
     WatchSendTransaction: watch('WatchSendTransaction', watchSendTransaction),
   });
-  // Health tells the truth: SERVING only while a round trip through the public API answers.
   // Health tells the truth: with a probe, SERVING only while a round trip through the public API
   // and its store answers (the CLI always passes one); without one, SERVING while the listener runs.
   const probe = opts.probe;

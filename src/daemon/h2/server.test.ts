@@ -894,3 +894,92 @@ describe('the lean server’s idle timeout', () => {
     await peer.closed;
   });
 });
+
+describe('the lean server’s call admission', () => {
+  let server: LeanGrpcServer;
+  let port: number;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    server = new LeanGrpcServer({
+      maxReceiveMessageBytes: MAX_RECEIVE,
+      maxSendMessageBytes: MAX_SEND,
+      admitCall: (call) => {
+        asked.push(call.path);
+        if (call.metadata.get('authorization')[0] === 'Bearer good') return undefined;
+        const md = new grpc.Metadata();
+        md.set('x-refused', 'at the headers');
+        return { code: grpc.status.UNAUTHENTICATED, details: 'who are you', metadata: md };
+      },
+    });
+    addServices(server);
+    port = await server.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => server.forceShutdown());
+
+  /** A GetActivity call over node:http2: its trailers, or what ended it otherwise. */
+  function post(session: http2.ClientHttp2Session, token: string, encoding: string, body: Buffer) {
+    return new Promise<{ status: string; message?: string; refused?: string; data: number }>((resolve) => {
+      const req = session.request({
+        ':method': 'POST',
+        ':path': '/countersign.v1.Signer/GetActivity',
+        'content-type': 'application/grpc',
+        'grpc-encoding': encoding,
+        authorization: `Bearer ${token}`,
+        te: 'trailers',
+      });
+      let data = 0;
+      const out = (h: http2.IncomingHttpHeaders) => ({
+        status: String(h['grpc-status']),
+        message: decodeURIComponent(String(h['grpc-message'] ?? '')),
+        ...(h['x-refused'] === undefined ? {} : { refused: String(h['x-refused']) }),
+        data,
+      });
+      req.on('response', (h) => {
+        if (h['grpc-status'] !== undefined) resolve(out(h)); // trailers-only
+      });
+      req.on('data', (c: Buffer) => (data += c.length));
+      req.on('trailers', (t) => resolve(out(t)));
+      req.on('error', () => {});
+      req.on('close', () => resolve({ status: `closed (${req.rstCode})`, data }));
+      req.end(body);
+    });
+  }
+
+  /** A message flagged compressed whose bytes are not gzip (5 + 64 KiB). */
+  const NOT_GZIP = Buffer.concat([Buffer.from([1, 0, 1, 0, 0]), Buffer.alloc(65_536, 0x5a)]);
+
+  it('refuses a call with the hook’s status before reading its message, and reads an admitted one', async () => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', () => {});
+    try {
+      // Not decompressed when refused: the answer is the hook's, not the decompression failure.
+      expect(await post(session, 'bad', 'gzip', NOT_GZIP)).toEqual({
+        status: String(grpc.status.UNAUTHENTICATED),
+        message: 'who are you',
+        refused: 'at the headers',
+        data: 0,
+      });
+      // Nor measured against the limit: a message over 4 MiB, refused all the same.
+      const huge = Buffer.alloc(5 + MAX_RECEIVE + 1);
+      huge.writeUInt32BE(MAX_RECEIVE + 1, 1);
+      expect((await post(session, 'bad', 'identity', huge)).status).toBe(String(grpc.status.UNAUTHENTICATED));
+      // The same bytes from an admitted caller are read, and fail as they should.
+      const admitted = await post(session, 'good', 'gzip', NOT_GZIP);
+      expect(admitted).toMatchObject({
+        status: String(grpc.status.INTERNAL),
+        message: 'Failed to decompress message',
+      });
+      expect((await post(session, 'good', 'identity', huge)).status).toBe(
+        String(grpc.status.RESOURCE_EXHAUSTED),
+      );
+      // The connection outlives the refusals, and an admitted call is answered.
+      const ok = await post(session, 'good', 'identity', PLAIN);
+      expect(ok.status).toBe('0');
+      expect(ok.data).toBeGreaterThan(0);
+      expect(asked.every((p) => p === '/countersign.v1.Signer/GetActivity')).toBe(true);
+      expect(asked).toHaveLength(5);
+    } finally {
+      session.close();
+    }
+  });
+});

@@ -128,6 +128,19 @@ export interface LeanServerOptions {
   readonly idleTimeoutMs?: number;
   /** Told of each connection closed for `idleTimeoutMs`. */
   readonly onConnectionIdle?: () => void;
+  /**
+   * Asked as soon as a call's headers are in, before any of its message is read: an error (read
+   * as a handler's error is) refuses the call with its status there and then, and the message the
+   * peer goes on sending is dropped unread, never decompressed or decoded. Undefined admits it.
+   */
+  readonly admitCall?: (call: AdmissionRequest) => unknown;
+}
+
+/** What `admitCall` sees of a call: its method's path, its metadata and the transport's peer. */
+export interface AdmissionRequest {
+  readonly path: string;
+  readonly metadata: RequestMetadata;
+  getAuthContext(): { transportSecurityType?: string; sslPeerCertificate?: tls.PeerCertificate };
 }
 
 /** Server TLS: the options of a secure context, replaced on reload. */
@@ -1113,6 +1126,14 @@ class Connection {
         code: Status.UNIMPLEMENTED,
         details: `client-streaming method ${handler.path} is not served`,
       });
+    }
+    const admit = this.server.options.admitCall;
+    if (admit !== undefined) {
+      const refusal = admit({ path: handler.path, metadata, getAuthContext: () => this.authContext() });
+      if (refusal !== undefined) {
+        stream.remoteEnded = endStream;
+        return stream.sendStatus(errorToStatus(refusal));
+      }
     }
     stream.metadata = metadata;
     if (handler.type === 'bidi') stream.startBidi(metadata);
