@@ -272,3 +272,55 @@ describe('formats countersign does not derive', () => {
     expect((await api.getWallets({})).wallets.length).toBe(before);
   });
 });
+
+describe('signWith in another case', () => {
+  it('names the key only where the address format ignores case (hex, one-case bech32)', async () => {
+    const defaults = new Map(h.service.credentials.accounts.map((a) => [a.addressFormat, a.address]));
+    const address = (format: string) => defaults.get(format) ?? account(format).address;
+    const ed25519 = new Set(['ADDRESS_FORMAT_SOLANA', 'ADDRESS_FORMAT_XLM']);
+    const attempt = async (format: string, signWith: string) => {
+      try {
+        await api.signRawPayload({
+          signWith,
+          payload: '11'.repeat(32),
+          encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+          hashFunction: ed25519.has(format) ? 'HASH_FUNCTION_NOT_APPLICABLE' : 'HASH_FUNCTION_SHA256',
+        });
+        return 'signed';
+      } catch (e) {
+        return /Could not find any resource to sign with/.test(String((e as Error).message))
+          ? 'no such key'
+          : String((e as Error).message);
+      }
+    };
+    const eth = address('ADDRESS_FORMAT_ETHEREUM');
+    const bech32 = address('ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH');
+    const outcomes = {
+      'Ethereum, lower case': await attempt('ADDRESS_FORMAT_ETHEREUM', eth.toLowerCase()),
+      'bech32, upper case': await attempt('ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH', bech32.toUpperCase()),
+      'bech32, mixed case': await attempt(
+        'ADDRESS_FORMAT_BITCOIN_SIGNET_P2WPKH',
+        `${bech32.slice(0, 3).toUpperCase()}${bech32.slice(3)}`,
+      ),
+      'Solana, upper case': await attempt(
+        'ADDRESS_FORMAT_SOLANA',
+        address('ADDRESS_FORMAT_SOLANA').toUpperCase(),
+      ),
+      'Tron, lower case': await attempt('ADDRESS_FORMAT_TRON', address('ADDRESS_FORMAT_TRON').toLowerCase()),
+      'Dogecoin, lower case': await attempt(
+        'ADDRESS_FORMAT_DOGE_MAINNET',
+        address('ADDRESS_FORMAT_DOGE_MAINNET').toLowerCase(),
+      ),
+      'Stellar, lower case': await attempt('ADDRESS_FORMAT_XLM', address('ADDRESS_FORMAT_XLM').toLowerCase()),
+    };
+    expect(outcomes).toEqual({
+      'Ethereum, lower case': 'signed',
+      'bech32, upper case': 'signed',
+      'bech32, mixed case': 'no such key',
+      'Solana, upper case': 'no such key',
+      'Tron, lower case': 'no such key',
+      'Dogecoin, lower case': 'no such key',
+      'Stellar, lower case': 'no such key',
+    });
+  });
+});

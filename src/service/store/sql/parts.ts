@@ -1,3 +1,4 @@
+import { sameAddress } from '../addressMatch.js';
 import { inJsonList, str, num, bytes, b, type Conn, type Row } from '../conn.js';
 import {
   activityValues,
@@ -390,7 +391,7 @@ export function storeParts(db: Conn): {
     listWallets: async (org) => (await s.wallets.all(org)).map(toWallet),
     getWalletAccountByAddress: async (org, wallet, address) => {
       const r = await s.accountByAddr.get(org, wallet, address.toLowerCase());
-      return r && toAccount(r);
+      return r && sameAddress(address, str(r.address)) ? toAccount(r) : undefined;
     },
     getWalletAccountByPath: async (org, wallet, path) => {
       const r = await s.accountByPath.get(org, wallet, path);
@@ -423,7 +424,7 @@ export function storeParts(db: Conn): {
         };
       const lc = signWith.toLowerCase();
       const acc = await s.accountBySignAddr.get(org, lc);
-      if (acc)
+      if (acc && sameAddress(signWith, str(acc.address)))
         return {
           kind: 'wallet_account',
           recordId: str(acc.id),
@@ -437,7 +438,7 @@ export function storeParts(db: Conn): {
           privateKeyId: null,
         };
       const key = await s.keyByAddr.get(org, lc);
-      if (key)
+      if (key && sameAddress(signWith, str(key.matched_address)))
         return {
           kind: 'private_key',
           recordId: str(key.id),
