@@ -10,7 +10,7 @@ import { hexToBytes } from '../shared/encoding.js';
 import { CountersignError, isCountersignError, missing, invalid } from '../shared/errors.js';
 import { rawSignaturesOf, sendTransactionStatusIdOf, signedTransactionOf } from './activity-result.js';
 import { verifying } from './chains/common.js';
-import type { CallContext, DaemonContext } from './context.js';
+import { organizationOf, type CallContext, type DaemonContext } from './context.js';
 import { payloadDigest, type KnownEncoding, type KnownHashFunction } from './payload-digest.js';
 import {
   HASH_FUNCTIONS,
@@ -58,7 +58,7 @@ export function activityTarget(
 ): ActivityTarget {
   if (req.activityId === '') throw missing('activity_id');
   if (!UUID_RE.test(req.activityId)) throw invalid('activity_id', 'must be a UUID');
-  return { organizationId: req.organizationId || ctx.defaultOrganizationId, activityId: req.activityId };
+  return { organizationId: organizationOf(ctx, req.organizationId), activityId: req.activityId };
 }
 
 /** Queries the activity and answers with its state and, when completed, its verified result. */

@@ -12,7 +12,7 @@ import type { Activity } from '../client/client.js';
 import { bytesTo0x, parseDecimal, UINT64_MAX, UINT256_MAX } from '../shared/encoding.js';
 import { CountersignError, invalid, isCountersignError, missing } from '../shared/errors.js';
 import { openState, sendTransactionStatusIdOf } from './activity-result.js';
-import type { CallContext, DaemonContext } from './context.js';
+import { organizationOf, type CallContext, type DaemonContext } from './context.js';
 import type { EthCallMessage, SendEthTransactionRequest, SendEthTransactionResponse } from './proto.js';
 import { submitActivity } from './submit-activity.js';
 
@@ -27,7 +27,7 @@ export async function sendEthTransaction(
   call: CallContext,
   req: SendEthTransactionRequest,
 ): Promise<SendEthTransactionResponse> {
-  const organizationId = req.organizationId || ctx.defaultOrganizationId;
+  const organizationId = organizationOf(ctx, req.organizationId);
   const parameters = ethSendTransactionIntent(req);
   const log = call.log.child({ caip2: req.caip2, calls: req.calls.length, sponsor: req.sponsor });
   let activity: Activity;

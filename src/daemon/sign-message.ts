@@ -12,7 +12,7 @@ import {
 import { bytesToHex, concatBytes, parseDecimal, UINT256_MAX, UINT64_MAX } from '../shared/encoding.js';
 import { CountersignError, invalid, missing } from '../shared/errors.js';
 import { openState, rawSignaturesOf } from './activity-result.js';
-import type { CallContext, DaemonContext } from './context.js';
+import { organizationOf, type CallContext, type DaemonContext } from './context.js';
 import { payloadDigest, type KnownEncoding } from './payload-digest.js';
 import type {
   EthereumAuthorizationRequestMessage,
@@ -36,7 +36,7 @@ export async function signMessage(
   call: CallContext,
   req: SignMessageRequest,
 ): Promise<SignMessageResponse> {
-  const organizationId = req.organizationId || ctx.defaultOrganizationId;
+  const organizationId = organizationOf(ctx, req.organizationId);
   if (req.signWith === '') throw missing('sign_with');
   const m = prepare(req);
   const expectedSigner = await ctx.signers.resolve(organizationId, req.signWith);

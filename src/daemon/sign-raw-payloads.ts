@@ -5,7 +5,7 @@
 import { bytesToHex } from '../shared/encoding.js';
 import { CountersignError, invalid, missing } from '../shared/errors.js';
 import { openState, rawSignaturesOf } from './activity-result.js';
-import type { CallContext, DaemonContext } from './context.js';
+import { organizationOf, type CallContext, type DaemonContext } from './context.js';
 import { payloadDigest, type KnownEncoding, type KnownHashFunction } from './payload-digest.js';
 import {
   HASH_FUNCTIONS,
@@ -26,7 +26,7 @@ export async function signRawPayloads(
   call: CallContext,
   req: SignRawPayloadsRequest,
 ): Promise<SignRawPayloadsResponse> {
-  const organizationId = req.organizationId || ctx.defaultOrganizationId;
+  const organizationId = organizationOf(ctx, req.organizationId);
   if (req.signWith === '') throw missing('sign_with');
   if (req.payloads.length === 0) throw missing('payloads');
   if (req.payloads.length > MAX_PAYLOADS)

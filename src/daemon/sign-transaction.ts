@@ -13,7 +13,7 @@ import { rawSignaturesOf, signedTransactionOf } from './activity-result.js';
 import type { AnyDaemonChain, ChainInput, SigningGroup } from './chains/chain.js';
 import { awaitingResponse, resolveMode, verifying, type ResolvedMode } from './chains/common.js';
 import { chainOfMember, chainOfType } from './chains/registry.js';
-import type { CallContext, DaemonContext } from './context.js';
+import { organizationOf, type CallContext, type DaemonContext } from './context.js';
 import type { SignTransactionRequest, SignTransactionResponse, VerifiedTransactionMessage } from './proto.js';
 import { submitActivity, type SubmitActivityOptions } from './submit-activity.js';
 import { inSpanSync } from '../observability/tracing.js';
@@ -40,7 +40,7 @@ export async function prepareSignTransaction(
   const chain = chainOfMember(req.transaction);
   if (req.feePayerSignWith !== '' && chain.takesFeePayer !== true)
     throw invalid('fee_payer_sign_with', 'only Tempo sponsored transactions take a fee payer');
-  const organizationId = req.organizationId || ctx.defaultOrganizationId;
+  const organizationId = organizationOf(ctx, req.organizationId);
   if (req.signWith === '') throw missing('sign_with');
   const mode = resolveMode(req.mode);
   const message = (req as unknown as Readonly<Record<string, unknown>>)[chain.member];

@@ -5,7 +5,7 @@
  * shutdown); an unknown id is the service's NOT_FOUND.
  */
 import { CountersignError, invalid, missing } from '../shared/errors.js';
-import type { DaemonContext } from './context.js';
+import { organizationOf, type DaemonContext } from './context.js';
 import { UUID_RE } from './get-activity.js';
 import { pollChanges, pollInterval, type WatchCallContext } from './polling.js';
 import type {
@@ -34,7 +34,7 @@ export async function watchSendTransaction(
   const id = req.sendTransactionStatusId;
   if (id === '') throw missing('send_transaction_status_id');
   if (!UUID_RE.test(id)) throw invalid('send_transaction_status_id', 'must be a UUID');
-  const organizationId = req.organizationId || ctx.defaultOrganizationId;
+  const organizationId = organizationOf(ctx, req.organizationId);
   await pollChanges<SendTransactionStatus>(call.signal, {
     intervalMs: pollInterval(req.pollIntervalMs),
     read: async () =>

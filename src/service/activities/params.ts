@@ -1,4 +1,5 @@
 /** Validation of activity parameters at the edge: each reader names the field it rejects. */
+import { isUuid } from '../../shared/uuid.js';
 import { CountersignError, invalid, missing } from '../../shared/errors.js';
 
 export type Params = Readonly<Record<string, unknown>>;
@@ -67,11 +68,7 @@ export function stringArray(values: readonly unknown[], field: string): string[]
   });
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(v: string): boolean {
-  return UUID_RE.test(v);
-}
+export { isUuid };
 
 export function reqUuid(p: Params, key: string, prefix: string): string {
   const v = reqString(p, key, prefix);
