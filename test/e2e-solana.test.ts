@@ -7,7 +7,6 @@
  * bad input is refused before anything is signed.
  */
 import { randomUUID, verify as nodeVerify, createPublicKey } from 'node:crypto';
-import { join } from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { base58 } from '@scure/base';
 import { address, lamports } from '@solana/kit';
@@ -20,18 +19,15 @@ import {
   type VersionedMessage,
 } from '@solana/web3.js';
 import { LiteSVM } from 'litesvm';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublicApiClient } from '../src/client/client.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-status.js';
 import { payloadDigest } from '../src/daemon/payload-digest.js';
-import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
+import type { RunningDaemon } from '../src/daemon/start-daemon.js';
 import { signatureSchemeOf, verifyDigestSignature } from '../src/daemon/verify-signature.js';
 import { CountersignError } from '../src/shared/errors.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startDaemonOnEmbedded } from './helpers/embedded-daemon.js';
 import {
   createSignerClient,
   unwrap,
@@ -72,19 +68,7 @@ beforeAll(async () => {
   account = sol.address;
 
   // As src/cli.ts wires `serve` in embedded mode.
-  transport = inProcessTransport(h.service.handler);
-  const client = new PublicApiClient({
-    transport,
-    stamper: new ApiKeyStamper(h.service.credentials),
-    organizationId: org,
-  });
-  daemon = await startDaemon({
-    listen: '127.0.0.1:0',
-    client,
-    defaultOrganizationId: org,
-    idempotencyDbPath: join(h.dataDir, 'daemon.db'),
-    logger: pino({ level: 'silent' }),
-  });
+  ({ transport, daemon } = await startDaemonOnEmbedded(h));
   signer = createSignerClient({ address: daemon.address });
 
   svm = new LiteSVM();

@@ -10,23 +10,19 @@
  * wallet's Ethereum account in a Tempo transaction it signs locally with viem/tempo.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { createAccount } from '@turnkey/viem';
 import { Rlp, Secp256k1 } from 'ox';
 import { TxEnvelopeTempo } from 'ox/tempo';
-import { pino } from 'pino';
 import { getAddress, hexToBytes, isAddressEqual, keccak256, toHex, type Address, type Hex } from 'viem';
 import { Account as TempoAccount, Transaction as TempoTx } from 'viem/tempo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicApiClient } from '../src/client/client.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER } from '../src/daemon/grpc-status.js';
-import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
+import type { RunningDaemon } from '../src/daemon/start-daemon.js';
 import {
   ALPHA_USD,
   PATH_USD,
@@ -38,6 +34,7 @@ import {
   type TempoReceipt,
 } from './helpers/anvil-tempo.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startDaemonOnEmbedded } from './helpers/embedded-daemon.js';
 import {
   createSignerClient,
   unwrap,
@@ -114,19 +111,7 @@ beforeAll(async () => {
   account = getAddress(eth.address);
 
   // As src/cli.ts wires `serve` in embedded mode.
-  transport = inProcessTransport(h.service.handler);
-  client = new PublicApiClient({
-    transport,
-    stamper: new ApiKeyStamper(h.service.credentials),
-    organizationId: org,
-  });
-  daemon = await startDaemon({
-    listen: '127.0.0.1:0',
-    client,
-    defaultOrganizationId: org,
-    idempotencyDbPath: join(h.dataDir, 'daemon.db'),
-    logger: pino({ level: 'silent' }),
-  });
+  ({ transport, client, daemon } = await startDaemonOnEmbedded(h));
   signer = createSignerClient({ address: daemon.address });
 
   // Fund our account with both fee-capable tokens from dev account 0 (a plain Tempo tx, viem-signed).

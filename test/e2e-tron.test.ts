@@ -7,21 +7,17 @@
  * recompute the txID and recover the signer.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
-import { pino } from 'pino';
 import { TronWeb, utils } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublicApiClient } from '../src/client/client.js';
-import { inProcessTransport } from '../src/client/in-process-transport.js';
-import { ApiKeyStamper } from '../src/client/stamper.js';
 import type { Transport } from '../src/client/transport.js';
 import { ERROR_CODE_TRAILER, ERROR_FIELD_TRAILER } from '../src/daemon/grpc-status.js';
 import type { SigningMode } from '../src/daemon/proto.js';
-import { startDaemon, type RunningDaemon } from '../src/daemon/start-daemon.js';
+import type { RunningDaemon } from '../src/daemon/start-daemon.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
+import { startDaemonOnEmbedded } from './helpers/embedded-daemon.js';
 import type { DescEnum } from '@bufbuild/protobuf';
 import {
   ActivityState,
@@ -60,19 +56,7 @@ beforeAll(async () => {
   expect(TronWeb.isAddress(account)).toBe(true);
 
   // As src/cli.ts wires `serve` in embedded mode.
-  transport = inProcessTransport(h.service.handler);
-  const client = new PublicApiClient({
-    transport,
-    stamper: new ApiKeyStamper(h.service.credentials),
-    organizationId: org,
-  });
-  daemon = await startDaemon({
-    listen: '127.0.0.1:0',
-    client,
-    defaultOrganizationId: org,
-    idempotencyDbPath: join(h.dataDir, 'daemon.db'),
-    logger: pino({ level: 'silent' }),
-  });
+  ({ transport, daemon } = await startDaemonOnEmbedded(h));
   signer = createSignerClient(daemon.address);
 });
 
