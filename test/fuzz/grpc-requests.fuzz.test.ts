@@ -19,7 +19,7 @@ import { createSignerClient, type RpcResult, type SignerClient } from '../helper
 
 const SEED = 0x9e1f7;
 const RUNS = 2000;
-const BUDGET_MS = 60_000;
+const BUDGET_MS = 45_000;
 
 let h: EmbeddedHarness;
 let transport: Transport;
@@ -373,5 +373,5 @@ describe('the daemon’s gRPC requests, fuzzed', () => {
       hashFunction: 'HASH_FUNCTION_NO_OP',
     });
     expect(after.ok).toBe(true);
-  });
+  }, 120_000);
 });
