@@ -1,4 +1,4 @@
-import { createECDH } from 'node:crypto';
+import { createECDH, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as http2 from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,11 @@ let dir: string;
 let signer: grpc.Client;
 
 type Unary = (req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void;
+type UnaryWithMetadata = (
+  req: unknown,
+  md: grpc.Metadata,
+  cb: (err: grpc.ServiceError | null, res: unknown) => void,
+) => void;
 
 function call<T>(method: 'SignTransaction' | 'SignRawPayloads' | 'SignMessage', req: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -766,6 +771,93 @@ describe('idle connections', () => {
           expect(d.metricsText()).toMatch(/^countersign_grpc_connections_idle_closed_total [2-9]\d*$/m);
       } finally {
         c.close();
+        session.destroy();
+        await d.close();
+      }
+    });
+  }
+});
+
+describe('a caller the callers list does not name', () => {
+  const TOKEN = 'the-known-callers-token';
+  for (const grpcServer of ['lean', 'grpc-js'] as const) {
+    it(`is refused at its call's headers: its message is never read or inflated (${grpcServer})`, async () => {
+      const ecdh = createECDH('prime256v1');
+      ecdh.generateKeys();
+      const d = await startDaemon({
+        listen: '127.0.0.1:0',
+        client: new PublicApiClient({
+          transport: inProcessTransport(fake.handler),
+          stamper: new ApiKeyStamper({
+            apiPublicKey: ecdh.getPublicKey('hex', 'compressed'),
+            apiPrivateKey: ecdh.getPrivateKey().toString('hex').padStart(64, '0'),
+          }),
+          organizationId: ORG,
+        }),
+        defaultOrganizationId: ORG,
+        idempotencyDbPath: join(dir, `admission-${grpcServer}.sqlite`),
+        logger: pino({ level: 'silent' }),
+        grpcServer,
+        callers: [
+          {
+            name: 'batch',
+            certificateSubject: undefined,
+            tokenSha256: createHash('sha256').update(TOKEN).digest(),
+            signWith: '*',
+            chains: undefined,
+            methods: undefined,
+            apiKey: undefined,
+          },
+        ],
+      });
+      const session = http2.connect(`http://${d.address}`);
+      session.on('error', () => {});
+      // Flagged gzip, and not gzip: a server that inflated it would answer INTERNAL.
+      const notGzip = Buffer.concat([Buffer.from([1, 0, 0, 0x40, 0]), Buffer.alloc(0x4000, 0x5a)]);
+      const call = (token: string, path = '/countersign.v1.Signer/SignMessage') =>
+        new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+          const req = session.request({
+            ':method': 'POST',
+            ':path': path,
+            'content-type': 'application/grpc',
+            'grpc-encoding': 'gzip',
+            authorization: `Bearer ${token}`,
+            te: 'trailers',
+          });
+          req.on('response', (h) => {
+            if (h['grpc-status'] !== undefined) resolve(h);
+          });
+          req.on('trailers', resolve);
+          req.on('error', reject);
+          req.on('data', () => {});
+          req.end(notGzip);
+        });
+      try {
+        const stranger = await call('not-the-token');
+        expect(stranger['grpc-status']).toBe(String(grpc.status.UNAUTHENTICATED));
+        expect(stranger[ERROR_CODE_TRAILER]).toBe('CALLER_UNKNOWN');
+        const known = await call(TOKEN);
+        expect(known['grpc-status']).toBe(String(grpc.status.INTERNAL));
+        expect(d.metricsText()).toMatch(/^countersign_grpc_refused_total\{reason="unauthenticated"\} 1$/m);
+        // The known caller's well-formed call goes through the check and is signed.
+        const Signer = signer.constructor as grpc.ServiceClientConstructor;
+        const c = new Signer(d.address, grpc.credentials.createInsecure());
+        const md = new grpc.Metadata();
+        md.set('authorization', `Bearer ${TOKEN}`);
+        try {
+          const res = await new Promise<SignMessageResponse>((resolve, reject) =>
+            (c as unknown as Record<string, UnaryWithMetadata>)['SignMessage']!.call(
+              c,
+              { signWith: ANVIL_KEY_0.address, personalMessage: Buffer.from('known') },
+              md,
+              (err, r) => (err ? reject(err) : resolve(r as SignMessageResponse)),
+            ),
+          );
+          expect(res.signer).toBe(ANVIL_KEY_0.address);
+        } finally {
+          c.close();
+        }
+      } finally {
         session.destroy();
         await d.close();
       }

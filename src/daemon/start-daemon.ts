@@ -205,12 +205,11 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   }
 
   /**
-   * The lean server asks this when a Signer call's headers arrive: an unknown caller is refused
-   * before its message is read, so what it sends (up to 4 MiB, or a compressed message that
-   * inflates to that) is never decompressed or decoded. grpc-js's server has no such hook; there
-   * `admit` refuses the caller once its message is decoded.
+   * Asked when a Signer call's headers arrive: an unknown caller is refused before its message is
+   * read, so what it sends (up to 4 MiB, or a compressed message that inflates to that) is never
+   * decompressed or decoded. The lean server asks it itself; grpc-js's through `headersInterceptor`.
    */
-  function admitHeaders(call: AdmissionRequest): unknown {
+  function admitHeaders(call: AdmissionRequest | (CallerEvidence & { readonly path: string })): unknown {
     if (callers === undefined || !call.path.startsWith(`/${SIGNER_SERVICE}/`)) return undefined;
     try {
       identify(call, callers);
@@ -219,6 +218,28 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
       return toServiceError(e, log.child({ rpc: call.path.slice(SIGNER_SERVICE.length + 2) }));
     }
   }
+
+  /** grpc-js's way to `admitHeaders`: the call's metadata is checked before it asks for the message. */
+  const headersInterceptor: grpc.ServerInterceptor = (method, call) =>
+    new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            const refusal = admitHeaders({
+              path: method.path,
+              metadata,
+              getAuthContext: () => call.getAuthContext(),
+            }) as Partial<grpc.StatusObject> | undefined;
+            if (refusal === undefined) pass(metadata);
+            else
+              call.sendStatus({
+                code: refusal.code ?? grpc.status.UNAUTHENTICATED,
+                details: refusal.details ?? '',
+                ...(refusal.metadata === undefined ? {} : { metadata: refusal.metadata }),
+              });
+          },
+        }),
+    });
 
   /** Identifies and authorizes the caller; refuses (nothing submitted) an unknown or unauthorized one. */
   function admit(
@@ -385,6 +406,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
           // this daemon does not serve) costs ~2% of the gRPC thread per call; nothing reads it.
           'grpc.enable_channelz': 0,
           ...(idleTimeoutMs > 0 ? { 'grpc.max_connection_idle_ms': idleTimeoutMs } : {}),
+          ...(callers === undefined ? {} : { interceptors: [headersInterceptor] }),
         })
       : new LeanGrpcServer({
           maxReceiveMessageBytes: MAX_RECEIVE_BYTES,
