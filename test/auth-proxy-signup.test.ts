@@ -15,10 +15,9 @@ import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/cryp
 import { getClientSignatureMessageForSignup } from '@turnkey/core';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
-import { envelope, post } from './helpers/http.js';
 import { newApiKey, type ApiKeyPair } from './helpers/api-key.js';
 import type { AuthProxyListener } from '../src/proxy/proxy.js';
-import { startProxyOver } from './helpers/proxy.js';
+import { enableAuthProxy, startProxyOver } from './helpers/proxy.js';
 
 let h: EmbeddedHarness;
 let smtp: SmtpSink;
@@ -113,14 +112,7 @@ beforeAll(async () => {
   });
   parent = h.service.credentials.organizationId;
   keys = (await (await fetch(`${h.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, string>;
-  const r = await post(
-    h.baseUrl,
-    h.service.credentials,
-    '/public/v1/submit/enable_auth_proxy',
-    envelope('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', parent, { requestsPerMinutePerAddress: 40 }),
-  );
-  configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
-    .enableAuthProxyResult.configId;
+  configId = await enableAuthProxy(h, parent, { requestsPerMinutePerAddress: 40 });
   proxy = await startProxyOver(h.dataDir, h.service, { now: () => 0, logger });
 });
 

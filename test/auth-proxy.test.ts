@@ -13,7 +13,7 @@ import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
 import { envelope, post } from './helpers/http.js';
 import { newApiKey } from './helpers/api-key.js';
 import type { AuthProxyListener } from '../src/proxy/proxy.js';
-import { startProxyOver } from './helpers/proxy.js';
+import { enableAuthProxy, startProxyOver } from './helpers/proxy.js';
 
 let h: EmbeddedHarness;
 let smtp: SmtpSink;
@@ -44,12 +44,10 @@ beforeAll(async () => {
     delivery: { smtpUrl: `smtp://127.0.0.1:${port}`, smtpFrom: 'noreply@countersign.test' },
   });
   keys = (await (await fetch(`${h.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, string>;
-  const r = await submit('enable_auth_proxy', 'ACTIVITY_TYPE_ENABLE_AUTH_PROXY', {
+  configId = await enableAuthProxy(h, h.service.credentials.organizationId, {
     allowedOrigins: ['https://app.example.com'],
     requestsPerMinutePerAddress: 4,
   });
-  configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
-    .enableAuthProxyResult.configId;
   // One fixed minute: the rate-limit test must not straddle a window boundary.
   proxy = await startProxyOver(h.dataDir, h.service, { now: () => 0 });
 });

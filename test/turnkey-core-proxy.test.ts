@@ -24,10 +24,9 @@ import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/cryp
 import { parseTransaction, recoverTransactionAddress, serializeTransaction, type Hex } from 'viem';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
-import { envelope, post } from './helpers/http.js';
 import { newApiKey } from './helpers/api-key.js';
 import type { AuthProxyListener } from '../src/proxy/proxy.js';
-import { startProxyOver } from './helpers/proxy.js';
+import { enableAuthProxy, startProxyOver } from './helpers/proxy.js';
 
 /** Keys by public key, with one active for stamping: the part of core's IndexedDB stamper used here. */
 class MemoryKeyStamper {
@@ -66,14 +65,7 @@ beforeAll(async () => {
   });
   parent = h.service.credentials.organizationId;
   keys = (await (await fetch(`${h.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, string>;
-  const r = await post(
-    h.baseUrl,
-    h.service.credentials,
-    '/public/v1/submit/enable_auth_proxy',
-    envelope('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', parent, { appName: 'Core Demo' }),
-  );
-  configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
-    .enableAuthProxyResult.configId;
+  configId = await enableAuthProxy(h, parent, { appName: 'Core Demo' });
   proxy = await startProxyOver(h.dataDir, h.service);
 });
 

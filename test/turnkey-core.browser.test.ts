@@ -23,9 +23,8 @@ import { parseTransaction, recoverTransactionAddress, serializeTransaction, type
 import { CHROMIUM } from './helpers/console-browser.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp.js';
 import { startEmbedded, type EmbeddedHarness } from './helpers/embedded.js';
-import { envelope, post } from './helpers/http.js';
 import type { AuthProxyListener } from '../src/proxy/proxy.js';
-import { startProxyOver } from './helpers/proxy.js';
+import { enableAuthProxy, startProxyOver } from './helpers/proxy.js';
 
 const PAGE_DIR = fileURLToPath(new URL('./fixtures/turnkey-core-page/', import.meta.url));
 
@@ -79,17 +78,10 @@ beforeAll(async () => {
     delivery: { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, smtpFrom: 'noreply@countersign.test' },
   });
   keys = (await (await fetch(`${h.baseUrl}/public/v1/discovery/keys`)).json()) as Record<string, string>;
-  const r = await post(
-    h.baseUrl,
-    h.service.credentials,
-    '/public/v1/submit/enable_auth_proxy',
-    envelope('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', h.service.credentials.organizationId, {
-      allowedOrigins: [siteUrl],
-      appName: 'Core Browser',
-    }),
-  );
-  configId = (r.json.activity as { result: { enableAuthProxyResult: { configId: string } } }).result
-    .enableAuthProxyResult.configId;
+  configId = await enableAuthProxy(h, h.service.credentials.organizationId, {
+    allowedOrigins: [siteUrl],
+    appName: 'Core Browser',
+  });
   proxy = await startProxyOver(h.dataDir, h.service);
 
   browser = await chromium.launch({

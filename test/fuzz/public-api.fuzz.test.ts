@@ -7,11 +7,11 @@
  * Every request gets an answer: a JSON error body with a code and a message, never a 500, and the
  * service keeps answering (no crash, no hang) after the run.
  */
-import { request } from 'node:http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedHarness } from '../helpers/embedded.js';
+import { rawRequest } from '../helpers/raw-http.js';
 
 const SEED = 0x5eed16;
 const RUNS = 2000;
@@ -27,43 +27,13 @@ afterAll(async () => {
   await h.close();
 });
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function send(
+const send = (
   baseUrl: string,
   method: string,
   path: string,
   headers: Record<string, string>,
   body: Uint8Array,
-): Promise<Answer> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path,
-        headers: { ...headers, 'content-length': String(body.length) },
-        timeout: HANG_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer to ${method} ${path} within ${HANG_MS} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+) => rawRequest(baseUrl, method, path, headers, body, HANG_MS);
 
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
 /** Header values Node will put on the wire (visible ASCII and spaces). */
