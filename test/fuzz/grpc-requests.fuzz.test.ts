@@ -1,7 +1,7 @@
 /**
  * Fuzzing the daemon's gRPC requests under fast-check (fixed seed, bounded runs, a time budget):
- * SignTransaction for every chain, from fields and from unsigned bytes, SignRawPayloads and
- * SignMessage, with field values drawn from valid ones, near misses (out-of-range numbers, wrong
+ * SignTransaction for every chain, from fields and from unsigned bytes (and Ethereum, Solana, Tron
+ * and Tempo requests one field away from signing), SignRawPayloads and SignMessage, with field values drawn from valid ones, near misses (out-of-range numbers, wrong
  * lengths, another chain's address, mixed case, whitespace) and garbage, sent by a real grpc-js
  * client to the real daemon on the embedded service, as `serve` wires them. Every call is answered:
  * signed, or refused with a status that is not INTERNAL or UNKNOWN and that carries the error-code
@@ -129,62 +129,58 @@ const ethereumFields = {
 };
 const ethereum = fc.record(ethereumFields, { requiredKeys: [] });
 
-const solana = fc.record(
-  {
-    unsigned: bytes(300),
-    feePayer: anyAddress(),
-    recentBlockhash: fc.oneof(anyAddress(), fc.constant('11111111111111111111111111111111')),
-    instructions: fc.array(
-      fc.record({
-        programId: anyAddress(),
-        accounts: fc.array(
-          fc.record({ pubkey: anyAddress(), isSigner: fc.boolean(), isWritable: fc.boolean() }),
-          {
-            maxLength: 3,
-          },
-        ),
-        data: bytes(),
-      }),
-      { maxLength: 2 },
-    ),
-    addressLookupTables: fc.array(
-      fc.record({ address: anyAddress(), addresses: fc.array(anyAddress(), { maxLength: 2 }) }),
-      {
-        maxLength: 1,
-      },
-    ),
-    version: fc.constantFrom(
-      'SOLANA_MESSAGE_VERSION_UNSPECIFIED',
-      'SOLANA_MESSAGE_VERSION_LEGACY',
-      'SOLANA_MESSAGE_VERSION_V0',
-    ),
-  },
-  { requiredKeys: [] },
-);
+const solanaFields = {
+  unsigned: bytes(300),
+  feePayer: anyAddress(),
+  recentBlockhash: fc.oneof(anyAddress(), fc.constant('11111111111111111111111111111111')),
+  instructions: fc.array(
+    fc.record({
+      programId: anyAddress(),
+      accounts: fc.array(
+        fc.record({ pubkey: anyAddress(), isSigner: fc.boolean(), isWritable: fc.boolean() }),
+        {
+          maxLength: 3,
+        },
+      ),
+      data: bytes(),
+    }),
+    { maxLength: 2 },
+  ),
+  addressLookupTables: fc.array(
+    fc.record({ address: anyAddress(), addresses: fc.array(anyAddress(), { maxLength: 2 }) }),
+    {
+      maxLength: 1,
+    },
+  ),
+  version: fc.constantFrom(
+    'SOLANA_MESSAGE_VERSION_UNSPECIFIED',
+    'SOLANA_MESSAGE_VERSION_LEGACY',
+    'SOLANA_MESSAGE_VERSION_V0',
+  ),
+};
+const solana = fc.record(solanaFields, { requiredKeys: [] });
 
-const tron = fc.record(
-  {
-    unsigned: bytes(200),
-    expectedTxId: fc.oneof(hex(66), fc.string({ maxLength: 10 })),
-    kind: fc.constantFrom(
-      'TRON_TRANSACTION_KIND_UNSPECIFIED',
-      'TRON_TRANSACTION_KIND_TRX_TRANSFER',
-      'TRON_TRANSACTION_KIND_TRC20_TRANSFER',
-    ),
-    ownerAddress: anyAddress(),
-    toAddress: anyAddress(),
-    amount: decimal(),
-    tokenContract: anyAddress(),
-    feeLimit: decimal(),
-    refBlockBytes: fc.oneof(hex(6), fc.string({ maxLength: 6 })),
-    refBlockHash: fc.oneof(hex(18), fc.string({ maxLength: 6 })),
-    expiration: decimal(),
-    timestamp: decimal(),
-    memo: bytes(),
-    permissionId: fc.nat({ max: 5 }),
-  },
-  { requiredKeys: [] },
-);
+const tronFields = {
+  unsigned: bytes(200),
+  expectedTxId: fc.oneof(hex(66), fc.string({ maxLength: 10 })),
+  kind: fc.constantFrom(
+    'TRON_TRANSACTION_KIND_UNSPECIFIED',
+    'TRON_TRANSACTION_KIND_TRX_TRANSFER',
+    'TRON_TRANSACTION_KIND_TRC20_TRANSFER',
+  ),
+  ownerAddress: anyAddress(),
+  toAddress: anyAddress(),
+  amount: decimal(),
+  tokenContract: anyAddress(),
+  feeLimit: decimal(),
+  refBlockBytes: fc.oneof(hex(6), fc.string({ maxLength: 6 })),
+  refBlockHash: fc.oneof(hex(18), fc.string({ maxLength: 6 })),
+  expiration: decimal(),
+  timestamp: decimal(),
+  memo: bytes(),
+  permissionId: fc.nat({ max: 5 }),
+};
+const tron = fc.record(tronFields, { requiredKeys: [] });
 
 const bitcoin = fc.record(
   {
@@ -200,28 +196,26 @@ const bitcoin = fc.record(
   { requiredKeys: [] },
 );
 
-const tempo = fc.record(
-  {
-    unsigned: bytes(200),
-    chainId: decimal(),
-    nonce: decimal(),
-    nonceKey: decimal(),
-    gasLimit: decimal(),
-    maxFeePerGas: decimal(),
-    maxPriorityFeePerGas: decimal(),
-    calls: fc.array(fc.record({ to: anyAddress(), value: decimal(), data: bytes() }), { maxLength: 2 }),
-    validBefore: decimal(),
-    validAfter: decimal(),
-    feeToken: anyAddress(),
-    sponsored: fc.boolean(),
-  },
-  { requiredKeys: [] },
-);
+const tempoFields = {
+  unsigned: bytes(200),
+  chainId: decimal(),
+  nonce: decimal(),
+  nonceKey: decimal(),
+  gasLimit: decimal(),
+  maxFeePerGas: decimal(),
+  maxPriorityFeePerGas: decimal(),
+  calls: fc.array(fc.record({ to: anyAddress(), value: decimal(), data: bytes() }), { maxLength: 2 }),
+  validBefore: decimal(),
+  validAfter: decimal(),
+  feeToken: anyAddress(),
+  sponsored: fc.boolean(),
+};
+const tempo = fc.record(tempoFields, { requiredKeys: [] });
 
 // Weighted towards the organization and the wallet's own addresses, so that many calls get past
 // the first checks and reach the later ones (and some are signed).
 /**
- * A request that would sign, with each field swapped for a drawn one now and then: the later
+ * A request that would sign (the wallet's addresses are read when one is drawn), with each field swapped for a drawn one now and then: the later
  * checks (fee rules, type rules, lists) see values one step from valid, not only garbage.
  */
 function nearValid<T extends object>(
@@ -256,6 +250,55 @@ const nearEthereum = nearValid(
   ethereumFields,
 );
 
+/** A legacy System transfer of 1,000 lamports from the wallet's Solana account. */
+const nearSolana = nearValid(
+  () => ({
+    feePayer: addresses['ADDRESS_FORMAT_SOLANA']!,
+    recentBlockhash: '11111111111111111111111111111111',
+    instructions: [
+      {
+        programId: '11111111111111111111111111111111',
+        accounts: [
+          { pubkey: addresses['ADDRESS_FORMAT_SOLANA']!, isSigner: true, isWritable: true },
+          { pubkey: 'Vote111111111111111111111111111111111111111', isSigner: false, isWritable: true },
+        ],
+        // SystemInstruction::Transfer (2), then the lamports, both little-endian.
+        data: Uint8Array.from([2, 0, 0, 0, 0xe8, 3, 0, 0, 0, 0, 0, 0]),
+      },
+    ],
+    version: 'SOLANA_MESSAGE_VERSION_LEGACY',
+  }),
+  solanaFields,
+);
+
+/** A TRX transfer of 1,000 sun from the wallet's Tron account. */
+const nearTron = nearValid(
+  () => ({
+    kind: 'TRON_TRANSACTION_KIND_TRX_TRANSFER',
+    ownerAddress: addresses['ADDRESS_FORMAT_TRON']!,
+    toAddress: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    amount: '1000',
+    refBlockBytes: 'abcd',
+    refBlockHash: '0123456789abcdef',
+    expiration: String(Date.now() + 60_000),
+    timestamp: String(Date.now()),
+  }),
+  tronFields,
+);
+
+/** A Tempo call from the wallet's Ethereum account. */
+const nearTempo = nearValid(
+  () => ({
+    chainId: '42431',
+    nonce: '0',
+    gasLimit: '100000',
+    maxFeePerGas: '30000000000',
+    maxPriorityFeePerGas: '1000000000',
+    calls: [{ to: '0x8ba1f109551bD432803012645Ac136ddd64DBA72', value: '0', data: Uint8Array.from([1, 2]) }],
+  }),
+  tempoFields,
+);
+
 const common = {
   organizationId: fc.oneof(
     { weight: 4, arbitrary: fc.constant('ORG') },
@@ -279,6 +322,9 @@ const signTransaction = fc
     chain: fc.oneof(
       ethereum.map((ethereum) => ({ ethereum })),
       { weight: 3, arbitrary: nearEthereum.map((ethereum) => ({ ethereum })) },
+      { weight: 2, arbitrary: nearSolana.map((solana) => ({ solana })) },
+      { weight: 2, arbitrary: nearTron.map((tron) => ({ tron })) },
+      { weight: 2, arbitrary: nearTempo.map((tempo) => ({ tempo })) },
       solana.map((solana) => ({ solana })),
       tron.map((tron) => ({ tron })),
       bitcoin.map((bitcoin) => ({ bitcoin })),
