@@ -3,12 +3,12 @@
  * as given, or a private-key id looked up once with `query/get_private_key` (its
  * ADDRESS_FORMAT_ETHEREUM address; keys never change address, so the answer is cached).
  */
+import { isUuid } from '../shared/uuid.js';
 import { parseAddress, toChecksumAddress } from '../../chains/ethereum/index.js';
 import type { PublicApiClient } from '../client/client.js';
 import { CountersignError, invalid, missing } from '../shared/errors.js';
 
 const ETH_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const CACHE_LIMIT = 10_000;
 
 interface GetPrivateKeyResponse {
@@ -28,7 +28,7 @@ export class ExpectedSignerResolver {
   async resolve(organizationId: string, signWith: string): Promise<string> {
     if (signWith === '') throw missing('sign_with');
     if (ETH_ADDRESS_RE.test(signWith)) return toChecksumAddress(parseAddress(signWith, 'sign_with'));
-    if (!UUID_RE.test(signWith)) {
+    if (!isUuid(signWith)) {
       throw invalid('sign_with', 'must be an Ethereum address (0x + 40 hex) or a private key id (UUID)');
     }
     const cacheKey = `${organizationId}\u0000${signWith.toLowerCase()}`;

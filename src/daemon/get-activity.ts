@@ -5,6 +5,7 @@
  * chain adapters and digest rules the signing flows use; a result that fails is
  * SIGNATURE_VERIFICATION_FAILED and is never returned.
  */
+import { isUuid } from '../shared/uuid.js';
 import { parseActivityResponse, upstreamError, type Activity } from '../client/client.js';
 import { hexToBytes } from '../shared/encoding.js';
 import { CountersignError, isCountersignError, missing, invalid } from '../shared/errors.js';
@@ -25,8 +26,6 @@ import {
 } from './proto.js';
 import { signatureSchemeOf, verifyDigestSignature } from './verify-signature.js';
 import { verifyActivityTransaction } from './sign-transaction.js';
-
-export const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** States after which an activity never changes again. */
 export const TERMINAL_STATES: ReadonlySet<ActivityState> = new Set([
@@ -57,7 +56,7 @@ export function activityTarget(
   req: { readonly organizationId: string; readonly activityId: string },
 ): ActivityTarget {
   if (req.activityId === '') throw missing('activity_id');
-  if (!UUID_RE.test(req.activityId)) throw invalid('activity_id', 'must be a UUID');
+  if (!isUuid(req.activityId)) throw invalid('activity_id', 'must be a UUID');
   return { organizationId: organizationOf(ctx, req.organizationId), activityId: req.activityId };
 }
 

@@ -25,7 +25,7 @@ import {
 import type { CallContext, DaemonContext } from './context.js';
 import { grpcTls, type GrpcTlsFiles } from './tls.js';
 import { assertGrpcListenerSecure, splitHostPort } from './listen-address.js';
-import { LeanGrpcServer, type AdmissionRequest } from './h2/server.js';
+import { LeanGrpcServer } from './h2/server.js';
 import { ExpectedSignerResolver } from './expected-signer.js';
 import { evaluatePolicies } from './evaluate-policies.js';
 import { getActivity } from './get-activity.js';
@@ -209,7 +209,9 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
    * read, so what it sends (up to 4 MiB, or a compressed message that inflates to that) is never
    * decompressed or decoded. The lean server asks it itself; grpc-js's through `headersInterceptor`.
    */
-  function admitHeaders(call: AdmissionRequest | (CallerEvidence & { readonly path: string })): unknown {
+  function admitHeaders(
+    call: CallerEvidence & { readonly path: string },
+  ): Partial<grpc.StatusObject> | undefined {
     if (callers === undefined || !call.path.startsWith(`/${SIGNER_SERVICE}/`)) return undefined;
     try {
       identify(call, callers);
@@ -229,7 +231,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
               path: method.path,
               metadata,
               getAuthContext: () => call.getAuthContext(),
-            }) as Partial<grpc.StatusObject> | undefined;
+            });
             if (refusal === undefined) pass(metadata);
             else
               call.sendStatus({

@@ -4,9 +4,9 @@
  * FAILED. It stops without sending more when the stream's signal aborts (cancel, deadline,
  * shutdown); an unknown id is the service's NOT_FOUND.
  */
+import { isUuid } from '../shared/uuid.js';
 import { CountersignError, invalid, missing } from '../shared/errors.js';
 import { organizationOf, type DaemonContext } from './context.js';
-import { UUID_RE } from './get-activity.js';
 import { pollChanges, pollInterval, type WatchCallContext } from './polling.js';
 import type {
   SendTransactionStatus,
@@ -33,7 +33,7 @@ export async function watchSendTransaction(
 ): Promise<void> {
   const id = req.sendTransactionStatusId;
   if (id === '') throw missing('send_transaction_status_id');
-  if (!UUID_RE.test(id)) throw invalid('send_transaction_status_id', 'must be a UUID');
+  if (!isUuid(id)) throw invalid('send_transaction_status_id', 'must be a UUID');
   const organizationId = organizationOf(ctx, req.organizationId);
   await pollChanges<SendTransactionStatus>(call.signal, {
     intervalMs: pollInterval(req.pollIntervalMs),

@@ -2,6 +2,7 @@
  * Bitcoin's `sign_with` → its key, through the public API (the daemon holds no keys and no key
  * database), and the handles that make the public API sign raw payloads with each scheme.
  */
+import { isUuid } from '../../shared/uuid.js';
 import { isAddressOf, signerAddresses, type BitcoinNetwork } from '../../../chains/bitcoin/index.js';
 import { equalBytes } from '../../shared/encoding.js';
 import { CountersignError, isCountersignError } from '../../shared/errors.js';
@@ -76,7 +77,6 @@ interface FoundKey {
   readonly addresses: readonly string[];
 }
 
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const CACHE_LIMIT = 10_000;
 /** Per public API client (so per daemon), then per (organization, sign_with); keys never change. */
 const KEY_CACHE = new WeakMap<object, Map<string, BitcoinKey>>();
@@ -107,7 +107,7 @@ export async function resolveBitcoinKey(
   const cached = cache.get(cacheKey);
   if (cached !== undefined) return cached;
 
-  const found = UUID_RE.test(signWith)
+  const found = isUuid(signWith)
     ? await privateKeyById(ctx, organizationId, signWith)
     : await findAddress(ctx, organizationId, signWith);
   if (found === undefined) {
