@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PeerCertificate } from 'node:tls';
+import { canonicalAddress } from '../shared/addressMatch.js';
 import { CountersignError } from '../shared/errors.js';
 
 export const CALLER_CHAINS = ['ethereum', 'solana', 'tron', 'bitcoin', 'tempo'] as const;
@@ -37,7 +38,7 @@ export interface CallerEntry {
   readonly certificateSubject: string | undefined;
   /** Lower-case hex SHA-256 of the bearer token. */
   readonly tokenSha256: Uint8Array | undefined;
-  /** `*` or addresses / private-key ids (addresses compared case-insensitively). */
+  /** `*` or addresses / private-key ids, in `canonicalAddress` form. */
   readonly signWith: ReadonlySet<string> | '*';
   readonly chains: ReadonlySet<CallerChain> | undefined;
   readonly methods: ReadonlySet<SignerMethod> | undefined;
@@ -129,17 +130,12 @@ export function loadCallers(path: string): CallerEntry[] {
       name: c.name,
       certificateSubject: c.certificateSubject as string | undefined,
       tokenSha256: token,
-      signWith: signWith.includes('*') ? '*' : new Set(signWith.map(normalizeSignWith)),
+      signWith: signWith.includes('*') ? '*' : new Set(signWith.map(canonicalAddress)),
       chains: chains === undefined ? undefined : new Set(chains as CallerChain[]),
       methods: methods === undefined ? undefined : new Set(methods as SignerMethod[]),
       apiKey,
     };
   });
-}
-
-/** 0x addresses compare without regard to checksum case; other forms (base58, bech32, ids) as given. */
-function normalizeSignWith(v: string): string {
-  return /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v;
 }
 
 /** Whether a certificate matches a configured `certificateSubject`. */
@@ -196,7 +192,7 @@ export function authorizeCall(caller: CallerEntry, intent: CallIntent): void {
   if (caller.signWith !== '*') {
     const allowed = caller.signWith;
     for (const s of intent.signWith)
-      if (s !== '' && !allowed.has(normalizeSignWith(s))) throw deny(`may not sign with ${s}`);
+      if (s !== '' && !allowed.has(canonicalAddress(s))) throw deny(`may not sign with ${s}`);
   }
 }
 

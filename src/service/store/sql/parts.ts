@@ -1,4 +1,4 @@
-import { sameAddress } from '../addressMatch.js';
+import { sameAddress } from '../../../shared/addressMatch.js';
 import { inJsonList, str, num, bytes, b, type Conn, type Row } from '../conn.js';
 import {
   activityValues,

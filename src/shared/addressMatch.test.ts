@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameAddress } from './addressMatch.js';
+import { canonicalAddress, sameAddress } from './addressMatch.js';
 
 describe('sameAddress', () => {
   it('matches hex addresses and public keys in any case', () => {
@@ -32,5 +32,27 @@ describe('sameAddress', () => {
   it('never matches a different address', () => {
     expect(sameAddress('0xabc', '0xabd')).toBe(false);
     expect(sameAddress('', 'x')).toBe(false);
+  });
+});
+
+describe('canonicalAddress', () => {
+  const samples = [
+    '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+    '02ABCDEF',
+    'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4',
+    'Bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    'GXBBurSwk5d6bg6LbMVstx1rfPsn8tWM4cVSbUduLXhg',
+    'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2',
+  ];
+  const spellings = (v: string) => [v, v.toLowerCase(), v.toUpperCase(), v.replace(/^0X/, '0x')];
+
+  it('gives two spellings one form exactly when sameAddress takes them as one address', () => {
+    for (const stored of samples.map((s) => (/^(0x|0|bc1)/i.test(s) ? s.toLowerCase() : s)))
+      for (const requested of samples.flatMap(spellings))
+        expect(canonicalAddress(requested) === canonicalAddress(stored), `${requested} / ${stored}`).toBe(
+          sameAddress(requested, stored),
+        );
   });
 });

@@ -16,3 +16,15 @@ export function sameAddress(requested: string, stored: string): boolean {
   if (HEX.test(stored)) return true;
   return BECH32.test(stored) && requested === requested.toUpperCase();
 }
+
+/**
+ * One spelling for every spelling `sameAddress` takes as the same address: hex and one-case bech32
+ * in lower case, anything else (base58, mixed-case bech32, ids) as given. Two values name the same
+ * address exactly when their canonical forms are equal, so a set of them can be looked up by it.
+ */
+export function canonicalAddress(value: string): string {
+  if (HEX.test(value)) return value.toLowerCase();
+  const lower = value.toLowerCase();
+  if (BECH32.test(lower) && (value === lower || value === value.toUpperCase())) return lower;
+  return value;
+}
