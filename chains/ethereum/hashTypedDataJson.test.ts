@@ -334,3 +334,22 @@ describe('hashTypedDataJson rejects with EIP712_INVALID', () => {
     );
   });
 });
+
+describe('hashTypedDataJson on many struct types', () => {
+  it('hashes a chain of thousands of struct types without recursing once per type (viem agrees on a short one)', () => {
+    const chain = (n: number) => {
+      const types: Record<string, { name: string; type: string }[]> = { EIP712Domain: [] };
+      for (let i = 0; i < n; i++)
+        types[`T${i}`] = [
+          { name: 'v', type: 'uint8' },
+          ...(i + 1 < n ? [{ name: 'next', type: `T${i + 1}[]` }] : []),
+        ];
+      return { types, primaryType: 'T0', domain: {}, message: { v: 7, next: [] } };
+    };
+    const short = chain(40);
+    expect(to0x(hashTypedDataJson(JSON.stringify(short), 'payload'))).toBe(
+      hashTypedData(short as unknown as TypedDataDefinition),
+    );
+    expect(hashTypedDataJson(JSON.stringify(chain(10_000)), 'payload')).toHaveLength(32);
+  });
+});

@@ -94,17 +94,18 @@ class Encoder {
 
   /** encodeType: the primary type, then its referenced struct types sorted by name. */
   encodeType(primary: string): string {
+    // Walked with a list, not recursion: a payload may chain thousands of struct types.
     const deps = new Set<string>();
-    const visit = (t: string): void => {
+    const pending = [primary];
+    for (let t = pending.pop(); t !== undefined; t = pending.pop()) {
       for (const m of this.types.get(t) ?? []) {
         const base = baseType(m.type);
         if (this.types.has(base) && base !== primary && !deps.has(base)) {
           deps.add(base);
-          visit(base);
+          pending.push(base);
         }
       }
-    };
-    visit(primary);
+    }
     return [primary, ...[...deps].sort()]
       .map((t) => `${t}(${(this.types.get(t) ?? []).map((m) => `${m.type} ${m.name}`).join(',')})`)
       .join('');
