@@ -2,25 +2,30 @@ import { createHash, randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { describe, expect, it } from 'vitest';
-import { readRegistration, rpIdsFor, verifyAssertion } from './webauthn.js';
+import { readRegistration, rpIdsFor, verifyAssertion, WebauthnError } from './webauthn.js';
 
 const sha = (s: string | Uint8Array) => createHash('sha256').update(s).digest();
 
-/** A software authenticator registering at `origin` with rpId `rpId` (fmt none). */
-function register(origin: string, rpId: string) {
+/**
+ * A software authenticator registering at `origin` with rpId `rpId` (fmt none), with a fresh ES256
+ * key or the given `coseKey`.
+ */
+function register(origin: string, rpId: string, coseKey?: Uint8Array) {
   const secret = p256.utils.randomSecretKey();
   const pub = p256.getPublicKey(secret, false);
   const credentialId = randomBytes(16);
   const challenge = randomBytes(32).toString('base64url');
-  const cose = isoCBOR.encode(
-    new Map<number, number | Uint8Array>([
-      [1, 2],
-      [3, -7],
-      [-1, 1],
-      [-2, pub.slice(1, 33)],
-      [-3, pub.slice(33)],
-    ]),
-  );
+  const cose =
+    coseKey ??
+    isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, pub.slice(1, 33)],
+        [-3, pub.slice(33)],
+      ]),
+    );
   const authData = Buffer.concat([
     sha(rpId),
     Buffer.from([0x45, 0, 0, 0, 0]),
@@ -83,5 +88,13 @@ describe('webauthn', () => {
     );
     const mismatched = register('https://console.example.com', 'evil.com');
     expect(() => readRegistration(mismatched)).toThrow(/rpIdHash/);
+  });
+
+  it('refuses a credential public key that is a CBOR item other than a map, as a WebauthnError', () => {
+    for (const item of [new Uint8Array(33), 5, 'key', [1, 2, 3]]) {
+      const r = register('https://example.com', 'example.com', isoCBOR.encode(item as never));
+      expect(() => readRegistration(r)).toThrow(WebauthnError);
+      expect(() => readRegistration(r)).toThrow(/not a COSE_Key/);
+    }
   });
 });

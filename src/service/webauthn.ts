@@ -109,7 +109,10 @@ export function readRegistration(
   checkRpIdHash(parsed.rpIdHash, origin);
   if (Buffer.compare(Buffer.from(parsed.credentialID), Buffer.from(input.credentialId)) !== 0)
     return { credentialId: '', publicKey: '', fault: 'credentialId' };
-  const key = decodeCredentialPublicKey(parsed.credentialPublicKey) as unknown as Map<number, unknown>;
+  const key: unknown = decodeCredentialPublicKey(parsed.credentialPublicKey);
+  // A COSE_Key is a CBOR map (RFC 9052 section 7); any other CBOR item in its place is no key at all.
+  if (!(key instanceof Map))
+    throw new WebauthnError('the credential public key is not a COSE_Key (a CBOR map)');
   const x = key.get(cose.COSEKEYS.x);
   const y = key.get(cose.COSEKEYS.y);
   if (
