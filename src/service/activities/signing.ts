@@ -283,17 +283,47 @@ function signTransaction(ctx: ActivityContext, intent: TransactionIntent) {
   return { signedTransaction: bytesToHex(signed) };
 }
 
+/**
+ * How deep a typed-data message may nest: the hasher's bound (MAX_DEPTH, hashTypedDataJson.ts) on the
+ * members it reads, kept here for the members it ignores but the facts still carry.
+ */
+const MAX_MESSAGE_DEPTH = 32;
+
 /** Lower-cases 0x-hex strings inside EIP-712 values, as policies compare them (turnkey-api.md 6.1). */
-function normalizeHex(v: unknown): unknown {
+function normalizeHex(v: unknown, field: string, depth = 0): unknown {
   if (typeof v === 'string') return /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v;
-  if (Array.isArray(v)) return v.map(normalizeHex);
-  if (typeof v === 'object' && v !== null)
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeHex(x)]));
-  return v;
+  if (typeof v !== 'object' || v === null) return v;
+  if (depth > MAX_MESSAGE_DEPTH)
+    throw new CountersignError('EIP712_INVALID', `${field}: nests deeper than ${MAX_MESSAGE_DEPTH} levels`, {
+      field,
+    });
+  if (Array.isArray(v)) return v.map((x) => normalizeHex(x, field, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeHex(x, field, depth + 1)]));
+}
+
+/**
+ * `eth.eip_712.domain.chain_id` (0 when absent). EIP-712 makes chainId a uint256, read here as the
+ * hasher reads one (a safe integer, a decimal or a 0x-hex string): hashing does not check it when
+ * `types.EIP712Domain` declares chainId as another type, or leaves it out.
+ */
+function domainChainId(chainId: unknown, field: string): bigint {
+  if (chainId === '' || (typeof chainId !== 'number' && typeof chainId !== 'string')) return 0n;
+  if (
+    typeof chainId === 'number'
+      ? Number.isSafeInteger(chainId) && chainId >= 0
+      : /^(0|[1-9][0-9]*|0x[0-9a-fA-F]+)$/.test(chainId)
+  )
+    return BigInt(chainId);
+  const f = `${field}.domain.chainId`;
+  throw new CountersignError(
+    'EIP712_INVALID',
+    `${f}: must be a non-negative integer (a number, decimal string or 0x-hex string); EIP-712 makes chainId a uint256`,
+    { field: f },
+  );
 }
 
 /** `eth.eip_712` facts of a typed-data payload (validated by hashing it first, as signing will). */
-function eip712Facts(payload: string, field: string): Record<string, unknown> {
+export function eip712Facts(payload: string, field: string): Record<string, unknown> {
   hashTypedDataJson(payload, field);
   const td = JSON.parse(payload) as {
     primaryType: string;
@@ -301,17 +331,16 @@ function eip712Facts(payload: string, field: string): Record<string, unknown> {
     message?: unknown;
   };
   const d = td.domain ?? {};
-  const chainId = d['chainId'];
   return {
     primary_type: td.primaryType,
     domain: {
       name: d['name'] ?? '',
       version: d['version'] ?? '',
-      chain_id: typeof chainId === 'number' || typeof chainId === 'string' ? BigInt(chainId) : 0n,
+      chain_id: domainChainId(d['chainId'], field),
       verifying_contract:
         typeof d['verifyingContract'] === 'string' ? d['verifyingContract'].toLowerCase() : '',
     },
-    message: normalizeHex(td.message ?? {}),
+    message: normalizeHex(td.message ?? {}, `${field}.message`),
   };
 }
 
