@@ -70,6 +70,21 @@ describe('checkEthereumAbi', () => {
     expect(e.field).toBe(F);
     expect(e.message).toContain(where);
   });
+
+  it('refuses tuples nested deeper than 32 levels with a field error, not a stack overflow', () => {
+    const nested = (depth: number): unknown[] => {
+      let param: Record<string, unknown> = { type: 'uint256' };
+      for (let i = 0; i < depth; i++) param = { type: 'tuple', components: [param] };
+      return [{ type: 'function', name: 'f', inputs: [param] }];
+    };
+    expect(checkEthereumAbi(nested(32), F)).toHaveLength(1);
+    for (const depth of [33, 5_000]) {
+      const e = refusal(() => checkEthereumAbi(nested(depth), F));
+      expect(e.code).toBe('FIELD_INVALID');
+      expect(e.field).toBe(F);
+      expect(e.message).toMatch(/\.components nests tuples deeper than 32 levels$/);
+    }
+  });
 });
 
 describe('checkSolanaIdl', () => {

@@ -56,7 +56,10 @@ function abiInvalid(field: string, where: string, reason: string): CountersignEr
   return invalid(field, `not a valid Ethereum ABI: ${where} ${reason}`);
 }
 
-function checkAbiParams(value: unknown, field: string, where: string): void {
+/** Bounds recursion on hostile input (tuples in tuples); real ABIs nest a few levels deep. */
+const MAX_TUPLE_DEPTH = 32;
+
+function checkAbiParams(value: unknown, field: string, where: string, depth = 0): void {
   if (!Array.isArray(value)) throw abiInvalid(field, where, 'must be an array');
   value.forEach((param, i) => {
     const at = `${where}.${i}`;
@@ -65,7 +68,10 @@ function checkAbiParams(value: unknown, field: string, where: string): void {
       throw abiInvalid(field, `${at}.name`, 'must be a string');
     if (typeof param.type !== 'string' || !ABI_TYPE_RE.test(param.type))
       throw abiInvalid(field, `${at}.type`, `is not a Solidity ABI type (${JSON.stringify(param.type)})`);
-    if (param.type.startsWith('tuple')) checkAbiParams(param.components, field, `${at}.components`);
+    if (!param.type.startsWith('tuple')) return;
+    if (depth >= MAX_TUPLE_DEPTH)
+      throw abiInvalid(field, `${at}.components`, `nests tuples deeper than ${MAX_TUPLE_DEPTH} levels`);
+    checkAbiParams(param.components, field, `${at}.components`, depth + 1);
   });
 }
 
