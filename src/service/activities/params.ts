@@ -35,9 +35,13 @@ export function optBool(p: Params, key: string, prefix: string): boolean | undef
 export function optNumber(p: Params, key: string, prefix: string): number | undefined {
   const v = p[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^[0-9]+$/.test(v)) return Number(v);
-  throw invalid(`${prefix}.${key}`, 'must be an integer');
+  const digits = typeof v === 'string' && /^[0-9]+$/.test(v);
+  const n = typeof v === 'number' ? v : digits ? Number(v) : NaN;
+  if (Number.isSafeInteger(n)) return n;
+  throw invalid(
+    `${prefix}.${key}`,
+    digits || Number.isInteger(n) ? 'must be an integer of at most 2^53 - 1 in size' : 'must be an integer',
+  );
 }
 
 export function reqArray(p: Params, key: string, prefix: string): readonly unknown[] {
