@@ -293,6 +293,19 @@ describe('OTP abuse rules', () => {
     expect(String(r.json.message)).toMatch(/expired/);
   });
 
+  it('refuses an encrypted bundle whose encappedPublic is off the curve, naming that field', async () => {
+    const { otpId } = await initOtp('offcurve@example.com');
+    const encryptedOtpBundle = JSON.stringify({
+      encappedPublic: `04${'11'.repeat(64)}`,
+      ciphertext: '00'.repeat(48),
+    });
+    const r = await submit('verify_otp', 'ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId, encryptedOtpBundle });
+    expect(r.status).toBe(400);
+    expect(String(r.json.message)).toBe(
+      'parameters.encryptedOtpBundle.encappedPublic: is not a point on the P-256 curve',
+    );
+  });
+
   it('refuses a token for another contact and a clientSignature by another key; no session is written', async () => {
     const { userId } = await subOrgWith('carol@example.com');
     // dave has no sub-organization: his (valid) token logs nobody in.

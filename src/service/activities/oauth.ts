@@ -17,7 +17,7 @@ import { authContextOf } from '../authProxy/context.js';
 import { signServiceOidcToken, verifyOrganizationOidcToken } from '../authProxy/oidcTokens.js';
 import { readSettings, type OAuth2Credential } from '../authProxy/settings.js';
 import { SERVICE_TLS_FETCHER_KEY_ID, withServiceKey } from '../keys/index.js';
-import { openFromTurnkeySender } from '../keys/hpke.js';
+import { assertP256UncompressedPublicKey, openFromTurnkeySender } from '../keys/hpke.js';
 import type { OAuthProviderRecord, Store, OrganizationRecord, UserRecord } from '../store/types.js';
 import { asObject, optBool, optString, reqArray, reqString, type Params } from './params.js';
 import { openSecretParam } from './sealSecretParams.js';
@@ -120,6 +120,7 @@ async function clientSecret(ctx: ActivityContext, cred: OAuth2Credential): Promi
   }
   const enc = hexToBytes(reqString(bundle, 'encappedPublic', field), `${field}.encappedPublic`);
   const ct = hexToBytes(reqString(bundle, 'ciphertext', field), `${field}.ciphertext`);
+  assertP256UncompressedPublicKey(enc, `${field}.encappedPublic`);
   const plain = withServiceKey(ctx.vault, target, (sk) =>
     openFromTurnkeySender({ recipientPrivateKey: sk, encappedPublic: enc, ciphertext: ct }),
   );

@@ -19,7 +19,7 @@ import {
   withServiceKey,
   type SealedServiceKey,
 } from '../keys/index.js';
-import { openFromTurnkeySender } from '../keys/hpke.js';
+import { assertP256UncompressedPublicKey, openFromTurnkeySender } from '../keys/hpke.js';
 import {
   signVerificationToken,
   verifyClientSignature,
@@ -191,8 +191,7 @@ function submittedCode(
   }
   const enc = hexToBytes(reqString(bundle, 'encappedPublic', field), `${field}.encappedPublic`);
   const ct = hexToBytes(reqString(bundle, 'ciphertext', field), `${field}.ciphertext`);
-  if (enc.length !== 65 || enc[0] !== 4)
-    throw invalid(`${field}.encappedPublic`, 'must be an uncompressed P-256 public key');
+  assertP256UncompressedPublicKey(enc, `${field}.encappedPublic`);
   const plain = withServiceKey(ctx.vault, target, (sk) =>
     openFromTurnkeySender({ recipientPrivateKey: sk, encappedPublic: enc, ciphertext: ct }),
   );
