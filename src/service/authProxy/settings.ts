@@ -98,7 +98,11 @@ function str(v: unknown, field: string, max = 4096): string {
 function record<T>(v: unknown, field: string, each: (x: unknown, f: string) => T): Record<string, T> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalid(field, 'must be an object');
   const out: Record<string, T> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = each(x, `${field}.${k}`);
+  for (const [k, x] of Object.entries(v)) {
+    // Assigned to a plain object, this key would set its prototype, not add an entry.
+    if (k === '__proto__') throw invalid(`${field}.${k}`, 'is not an allowed key');
+    out[k] = each(x, `${field}.${k}`);
+  }
   return out;
 }
 
