@@ -111,6 +111,16 @@ describe('typed-data and authorization facts', () => {
     ).toBe(403);
   });
 
+  it('denies typed data whose domain type leaves out the facts the policy reads, though the domain holds them', async () => {
+    // Without verifyingContract and chainId in EIP712Domain, the signature binds neither: a
+    // contract elsewhere, on any chain, would accept it. The values in the JSON are not facts.
+    const doc = JSON.parse(typedData(CONTRACT)) as { types: { EIP712Domain: { name: string }[] } };
+    doc.types.EIP712Domain = doc.types.EIP712Domain.filter((f) => f.name === 'name' || f.name === 'version');
+    const res = await signAsAlice('PAYLOAD_ENCODING_EIP712', JSON.stringify(doc));
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe(7);
+  });
+
   it('denies a plain digest, which carries neither fact', async () => {
     const res = await signAsAlice('PAYLOAD_ENCODING_HEXADECIMAL', '11'.repeat(32));
     expect(res.status).toBe(403);

@@ -133,6 +133,20 @@ class Encoder {
     return h.digest();
   }
 
+  /**
+   * What a signature over `value` (already hashed as `type`) covers: the members `type` declares,
+   * each projected the same way; members it does not declare are left out. Bounded by the hash's
+   * own depth checks, which ran first.
+   */
+  signedPart(type: string, value: unknown): unknown {
+    const arr = ARRAY_RE.exec(type);
+    if (arr) return (value as unknown[]).map((v) => this.signedPart(arr[1] as string, v));
+    const members = this.types.get(type);
+    if (members === undefined) return value;
+    const v = value as Record<string, unknown>;
+    return Object.fromEntries(members.map((m) => [m.name, this.signedPart(m.type, v[m.name])]));
+  }
+
   encodeValue(type: string, value: unknown, path: string, depth: number): Uint8Array {
     const arr = ARRAY_RE.exec(type);
     if (arr) {
@@ -284,6 +298,21 @@ export function typedDataDomainSeparator(json: string, field: string): Uint8Arra
  * message)) of typed-data JSON; `field` names the request field in errors (EIP712_INVALID).
  */
 export function hashTypedDataJson(json: string, field: string): Uint8Array {
+  return signedTypedDataJson(json, field).digest;
+}
+
+/** Typed data as a signature over it covers it: the digest, and the domain and message it signs. */
+export interface SignedTypedData {
+  readonly digest: Uint8Array;
+  readonly primaryType: string;
+  /** The domain's members its `EIP712Domain` type declares (given or derived), and no others. */
+  readonly domain: Readonly<Record<string, unknown>>;
+  /** The message's declared members, recursively; undefined when the primary type is EIP712Domain. */
+  readonly message: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** `hashTypedDataJson` with what the digest covers, for facts that must hold only signed values. */
+export function signedTypedDataJson(json: string, field: string): SignedTypedData {
   const { enc, domain, primaryType, message } = parseTypedData(json, field);
   const domainSeparator = enc.hashStruct('EIP712Domain', domain, `${field}.domain`, 0);
   const h = keccak_256
@@ -291,6 +320,12 @@ export function hashTypedDataJson(json: string, field: string): Uint8Array {
     .update(new Uint8Array([0x19, 0x01]))
     .update(domainSeparator);
   // viem and eth-sig-util: a primaryType of EIP712Domain signs the domain alone.
-  if (primaryType !== 'EIP712Domain') h.update(enc.hashStruct(primaryType, message, `${field}.message`, 0));
-  return h.digest();
+  const signsMessage = primaryType !== 'EIP712Domain';
+  if (signsMessage) h.update(enc.hashStruct(primaryType, message, `${field}.message`, 0));
+  return {
+    digest: h.digest(),
+    primaryType,
+    domain: enc.signedPart('EIP712Domain', domain) as Record<string, unknown>,
+    message: signsMessage ? (enc.signedPart(primaryType, message) as Record<string, unknown>) : undefined,
+  };
 }

@@ -20,7 +20,7 @@ export { toChecksumAddress } from './toChecksumAddress.js';
 export { parseAddress } from './parseAddress.js';
 export { addressFromPublicKey } from './addressFromPublicKey.js';
 export { hashPersonalMessage } from './hashPersonalMessage.js';
-export { hashTypedDataJson } from './hashTypedDataJson.js';
+export { hashTypedDataJson, signedTypedDataJson, type SignedTypedData } from './hashTypedDataJson.js';
 export { parseAuthorizationJson } from './parseAuthorizationJson.js';
 export { hashAuthorization } from './hashAuthorization.js';
 export { recoverAddress } from './recoverAddress.js';

@@ -24,28 +24,50 @@ describe('eip712Facts', () => {
     expect(chainIdOf({ name: 'x' })).toBe(0n);
   });
 
-  it('refuses a domain chainId that is no integer, naming it, when EIP712Domain types it otherwise or leaves it out', () => {
-    const cases: [unknown, unknown][] = [
-      [[{ name: 'chainId', type: 'string' }], 'mainnet'],
-      [[{ name: 'name', type: 'string' }], 1.5],
-      [[], '0x'],
-      [[], -1],
-    ];
-    for (const [domainType, chainId] of cases) {
-      const facts = () => eip712Facts(typedData({ name: 'x', chainId }, domainType), 'parameters.payloads.0');
+  it('refuses a domain chainId typed as something else that is no integer, naming it', () => {
+    const asString = [{ name: 'chainId', type: 'string' }];
+    for (const chainId of ['mainnet', '-1', '0x', ' 1']) {
+      const facts = () => eip712Facts(typedData({ chainId }, asString), 'parameters.payloads.0');
       expect(facts).toThrow(CountersignError);
       expect(facts).toThrow(/^parameters\.payloads\.0\.domain\.chainId: must be a non-negative integer/);
     }
+    const declared = eip712Facts(typedData({ chainId: '0x89' }, asString), 'p').domain as {
+      chain_id: bigint;
+    };
+    expect(declared.chain_id).toBe(137n);
   });
 
-  it('refuses a message nested deeper than 32 levels, in a member its type does not declare too, naming the message', () => {
-    const withNote = (depth: number) =>
-      typedData({ name: 'x' }).replace(/}}$/, `,"note":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
-    expect(eip712Facts(withNote(32), 'parameters.payload').message).toMatchObject({ contents: 'hello' });
-    for (const depth of [33, 10_000]) {
-      const facts = () => eip712Facts(withNote(depth), 'parameters.payload');
-      expect(facts).toThrow(CountersignError);
-      expect(facts).toThrow(/^parameters\.payload\.message: nests deeper than 32 levels$/);
+  it('holds only what the signature covers: undeclared domain fields and message members are left out', () => {
+    const onlyName = [{ name: 'name', type: 'string' }];
+    for (const chainId of [1, 'mainnet', 1.5, -1]) {
+      const domain = { name: 'x', version: '2', chainId, verifyingContract: `0x${'Ab'.repeat(20)}` };
+      expect(eip712Facts(typedData(domain, onlyName), 'p').domain).toEqual({
+        name: 'x',
+        version: '',
+        chain_id: 0n,
+        verifying_contract: '',
+      });
     }
+    const nested = JSON.stringify({
+      types: {
+        EIP712Domain: onlyName,
+        Person: [{ name: 'wallet', type: 'address' }],
+        Mail: [
+          { name: 'from', type: 'Person' },
+          { name: 'to', type: 'Person[]' },
+        ],
+      },
+      primaryType: 'Mail',
+      domain: { name: 'x' },
+      message: {
+        from: { wallet: `0x${'CD'.repeat(20)}`, amount: 1 },
+        to: [{ wallet: `0x${'ef'.repeat(20)}`, amount: 2 }],
+        amount: 3,
+      },
+    }).replace(/}}$/, `,"note":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`);
+    expect(eip712Facts(nested, 'p').message).toEqual({
+      from: { wallet: `0x${'cd'.repeat(20)}` },
+      to: [{ wallet: `0x${'ef'.repeat(20)}` }],
+    });
   });
 });

@@ -7,6 +7,7 @@ import {
   hashAuthorization,
   hashTypedDataJson,
   parseAuthorizationJson,
+  signedTypedDataJson,
 } from '../../../chains/ethereum/index.js';
 import {
   signEcdsaP256,
@@ -283,37 +284,28 @@ function signTransaction(ctx: ActivityContext, intent: TransactionIntent) {
   return { signedTransaction: bytesToHex(signed) };
 }
 
-/**
- * How deep a typed-data message may nest: the hasher's bound (MAX_DEPTH, hashTypedDataJson.ts) on the
- * members it reads, kept here for the members it ignores but the facts still carry.
- */
-const MAX_MESSAGE_DEPTH = 32;
-
 /** Lower-cases 0x-hex strings inside EIP-712 values, as policies compare them (turnkey-api.md 6.1). */
-function normalizeHex(v: unknown, field: string, depth = 0): unknown {
+function normalizeHex(v: unknown): unknown {
   if (typeof v === 'string') return /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v;
-  if (typeof v !== 'object' || v === null) return v;
-  if (depth > MAX_MESSAGE_DEPTH)
-    throw new CountersignError('EIP712_INVALID', `${field}: nests deeper than ${MAX_MESSAGE_DEPTH} levels`, {
-      field,
-    });
-  if (Array.isArray(v)) return v.map((x) => normalizeHex(x, field, depth + 1));
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeHex(x, field, depth + 1)]));
+  if (Array.isArray(v)) return v.map(normalizeHex);
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeHex(x)]));
+  return v;
 }
 
 /**
- * `eth.eip_712.domain.chain_id` (0 when absent). EIP-712 makes chainId a uint256, read here as the
- * hasher reads one (a safe integer, a decimal or a 0x-hex string): hashing does not check it when
- * `types.EIP712Domain` declares chainId as another type, or leaves it out.
+ * `eth.eip_712.domain.chain_id`: 0 when the domain type does not declare chainId (nothing signed
+ * says which chain). Declared as an integer type, the hash has checked it; declared as another
+ * type, it must still read as a non-negative integer.
  */
 function domainChainId(chainId: unknown, field: string): bigint {
-  if (chainId === '' || (typeof chainId !== 'number' && typeof chainId !== 'string')) return 0n;
+  if (chainId === undefined) return 0n;
   if (
     typeof chainId === 'number'
       ? Number.isSafeInteger(chainId) && chainId >= 0
-      : /^(0|[1-9][0-9]*|0x[0-9a-fA-F]+)$/.test(chainId)
+      : typeof chainId === 'string' && /^(0|[1-9][0-9]*|0x[0-9a-fA-F]+)$/.test(chainId)
   )
-    return BigInt(chainId);
+    return BigInt(chainId as number | string);
   const f = `${field}.domain.chainId`;
   throw new CountersignError(
     'EIP712_INVALID',
@@ -322,15 +314,14 @@ function domainChainId(chainId: unknown, field: string): bigint {
   );
 }
 
-/** `eth.eip_712` facts of a typed-data payload (validated by hashing it first, as signing will). */
+/**
+ * `eth.eip_712` facts of a typed-data payload, checked by hashing it as signing will: only what the
+ * signature covers. A domain field or message member its types do not declare is left out, so a
+ * policy never passes on a value the signature does not bind.
+ */
 export function eip712Facts(payload: string, field: string): Record<string, unknown> {
-  hashTypedDataJson(payload, field);
-  const td = JSON.parse(payload) as {
-    primaryType: string;
-    domain?: Record<string, unknown>;
-    message?: unknown;
-  };
-  const d = td.domain ?? {};
+  const td = signedTypedDataJson(payload, field);
+  const d = td.domain;
   return {
     primary_type: td.primaryType,
     domain: {
@@ -340,7 +331,7 @@ export function eip712Facts(payload: string, field: string): Record<string, unkn
       verifying_contract:
         typeof d['verifyingContract'] === 'string' ? d['verifyingContract'].toLowerCase() : '',
     },
-    message: normalizeHex(td.message ?? {}, `${field}.message`),
+    message: normalizeHex(td.message ?? {}),
   };
 }
 
