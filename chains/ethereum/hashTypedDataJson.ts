@@ -298,7 +298,19 @@ export function typedDataDomainSeparator(json: string, field: string): Uint8Arra
  * message)) of typed-data JSON; `field` names the request field in errors (EIP712_INVALID).
  */
 export function hashTypedDataJson(json: string, field: string): Uint8Array {
-  return signedTypedDataJson(json, field).digest;
+  return digestOf(parseTypedData(json, field), field);
+}
+
+function digestOf(td: ParsedTypedData, field: string): Uint8Array {
+  const { enc, domain, primaryType, message } = td;
+  const domainSeparator = enc.hashStruct('EIP712Domain', domain, `${field}.domain`, 0);
+  const h = keccak_256
+    .create()
+    .update(new Uint8Array([0x19, 0x01]))
+    .update(domainSeparator);
+  // viem and eth-sig-util: a primaryType of EIP712Domain signs the domain alone.
+  if (primaryType !== 'EIP712Domain') h.update(enc.hashStruct(primaryType, message, `${field}.message`, 0));
+  return h.digest();
 }
 
 /** Typed data as a signature over it covers it: the digest, and the domain and message it signs. */
@@ -313,19 +325,16 @@ export interface SignedTypedData {
 
 /** `hashTypedDataJson` with what the digest covers, for facts that must hold only signed values. */
 export function signedTypedDataJson(json: string, field: string): SignedTypedData {
-  const { enc, domain, primaryType, message } = parseTypedData(json, field);
-  const domainSeparator = enc.hashStruct('EIP712Domain', domain, `${field}.domain`, 0);
-  const h = keccak_256
-    .create()
-    .update(new Uint8Array([0x19, 0x01]))
-    .update(domainSeparator);
-  // viem and eth-sig-util: a primaryType of EIP712Domain signs the domain alone.
-  const signsMessage = primaryType !== 'EIP712Domain';
-  if (signsMessage) h.update(enc.hashStruct(primaryType, message, `${field}.message`, 0));
+  const td = parseTypedData(json, field);
+  const digest = digestOf(td, field);
+  const { enc, primaryType } = td;
   return {
-    digest: h.digest(),
+    digest,
     primaryType,
-    domain: enc.signedPart('EIP712Domain', domain) as Record<string, unknown>,
-    message: signsMessage ? (enc.signedPart(primaryType, message) as Record<string, unknown>) : undefined,
+    domain: enc.signedPart('EIP712Domain', td.domain) as Record<string, unknown>,
+    message:
+      primaryType === 'EIP712Domain'
+        ? undefined
+        : (enc.signedPart(primaryType, td.message) as Record<string, unknown>),
   };
 }
