@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { describe, expect, it } from 'vitest';
+import { noneAttestationObject } from '../../test/helpers/passkey.js';
 import { readRegistration, rpIdsFor, verifyAssertion, WebauthnError } from './webauthn.js';
 
 const sha = (s: string | Uint8Array) => createHash('sha256').update(s).digest();
@@ -26,21 +27,7 @@ function register(origin: string, rpId: string, coseKey?: Uint8Array) {
         [-3, pub.slice(33)],
       ]),
     );
-  const authData = Buffer.concat([
-    sha(rpId),
-    Buffer.from([0x45, 0, 0, 0, 0]),
-    Buffer.alloc(16),
-    Buffer.from([0, credentialId.length]),
-    credentialId,
-    cose,
-  ]);
-  const attestationObject = isoCBOR.encode(
-    new Map<string, unknown>([
-      ['fmt', 'none'],
-      ['attStmt', new Map()],
-      ['authData', new Uint8Array(authData)],
-    ]) as never,
-  );
+  const attestationObject = noneAttestationObject(rpId, credentialId, cose);
   const clientDataJson = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin }));
   return { secret, credentialId, challenge, attestationObject, clientDataJson };
 }

@@ -38,6 +38,7 @@ import {
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS } from '../../src/shared/enums.js';
 import { startEmbedded, type EmbeddedHarness } from '../helpers/embedded.js';
 import { envelope, post, type RawResponse } from '../helpers/http.js';
+import { noneAttestationObject } from '../helpers/passkey.js';
 import { serviceVerificationToken } from '../helpers/verification.js';
 import { encodeRawMessage, rawWire } from '../vectors/solana/rawMessage.js';
 import {
@@ -294,23 +295,7 @@ function attestationOf(
     challenge: CHALLENGE,
     origin: `https://${RP_ID}`,
   });
-  const len = new Uint8Array([credentialId.length >> 8, credentialId.length & 0xff]);
-  const authData = Buffer.concat([
-    sha256(RP_ID),
-    Uint8Array.of(flags),
-    new Uint8Array(4),
-    new Uint8Array(16),
-    len,
-    credentialId,
-    coseKey,
-  ]);
-  const attestationObject = isoCBOR.encode(
-    new Map<string, unknown>([
-      ['fmt', 'none'],
-      ['attStmt', new Map()],
-      ['authData', new Uint8Array(authData)],
-    ]) as never,
-  );
+  const attestationObject = noneAttestationObject(RP_ID, credentialId, coseKey, flags);
   return {
     credentialId: b64url(credentialId),
     clientDataJson: b64url(clientData),

@@ -300,12 +300,8 @@ function normalizeHex(v: unknown): unknown {
  */
 function domainChainId(chainId: unknown, field: string): bigint {
   if (chainId === undefined) return 0n;
-  if (
-    typeof chainId === 'number'
-      ? Number.isSafeInteger(chainId) && chainId >= 0
-      : typeof chainId === 'string' && /^(0|[1-9][0-9]*|0x[0-9a-fA-F]+)$/.test(chainId)
-  )
-    return BigInt(chainId as number | string);
+  if (typeof chainId === 'number' && Number.isSafeInteger(chainId) && chainId >= 0) return BigInt(chainId);
+  if (typeof chainId === 'string' && /^(0|[1-9][0-9]*|0x[0-9a-fA-F]+)$/.test(chainId)) return BigInt(chainId);
   const f = `${field}.domain.chainId`;
   throw new CountersignError(
     'EIP712_INVALID',
