@@ -51,7 +51,7 @@ function planOf(tx: Psbt, signer: BitcoinAdapterSigner): SigningPlan {
 export const bitcoinAdapter: ChainAdapter<Psbt, BitcoinTransactionFields, BitcoinAdapterSigner> = {
   serialize: (fields) => serializePsbt(transactionFromFields(fields)),
   parse: parsePsbt,
-  describe: (tx, signer) => describeTransaction(tx, signer.network),
+  describe: (tx, signer) => describeTransaction(tx, signer.network, signer.publicKey),
   digests: (tx, signer) => planOf(tx, signer).inputs.map((p) => ({ scheme: p.scheme, payload: p.digest })),
   assemble: (tx, signatures, signer) => serializePsbt(applySignatures(tx, planOf(tx, signer), signatures)),
   verify: (signed, unsigned, signer) => {

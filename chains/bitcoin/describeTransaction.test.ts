@@ -13,7 +13,7 @@ const psbt = parsePsbt(fx.psbt);
 
 describe('describeTransaction', () => {
   it('gives the bitcoin.tx facts with regtest addresses', () => {
-    const facts = describeTransaction(psbt, 'regtest');
+    const facts = describeTransaction(psbt, 'regtest', PUB_A);
     const ref = bitcoin.Psbt.fromBuffer(fx.psbt, { network: bitcoin.networks.regtest });
     expect(facts['version']).toBe(2);
     expect(facts['inputs']).toEqual(

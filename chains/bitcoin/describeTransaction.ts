@@ -1,6 +1,6 @@
 import { bytesToHex } from '../../src/shared/encoding.js';
 import { addressFromScript } from './addressFromScript.js';
-import { fee } from './fee.js';
+import { policyFee } from './fee.js';
 import { LOCKTIME_THRESHOLD, type BitcoinNetwork, type Psbt } from './types.js';
 
 /**
@@ -8,9 +8,14 @@ import { LOCKTIME_THRESHOLD, type BitcoinNetwork, type Psbt } from './types.js';
  * vout, sequence}], outputs [{value, script_pubkey (hex), address ('' when the script has none),
  * address_type (P2PKH, P2SH, P2WPKH, P2WSH, P2TR, WITNESS_UNKNOWN, OP_RETURN, NONSTANDARD)}],
  * locktime {amount, type: BLOCK_HEIGHT below 500 000 000, else TIMESTAMP} and fee. Amounts are bigint.
- * Every input must carry its UTXO, or the fee — and so the description — cannot be given.
+ * Every input must carry its UTXO, or the fee — and so the description — cannot be given. The fee is
+ * the real one only when the amounts it sums are proven for `signerPublicKey` (see {@link policyFee}).
  */
-export function describeTransaction(psbt: Psbt, network: BitcoinNetwork): Record<string, unknown> {
+export function describeTransaction(
+  psbt: Psbt,
+  network: BitcoinNetwork,
+  signerPublicKey?: Uint8Array,
+): Record<string, unknown> {
   const tx = psbt.global.unsignedTx;
   return {
     version: tx.version,
@@ -27,6 +32,6 @@ export function describeTransaction(psbt: Psbt, network: BitcoinNetwork): Record
       amount: BigInt(tx.locktime),
       type: tx.locktime < LOCKTIME_THRESHOLD ? 'BLOCK_HEIGHT' : 'TIMESTAMP',
     },
-    fee: fee(psbt),
+    fee: policyFee(psbt, signerPublicKey),
   };
 }

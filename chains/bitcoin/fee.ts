@@ -1,6 +1,13 @@
+import { equalBytes } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
-import { spentOutput } from './spentOutput.js';
+import { isValidPublicKey } from '../../src/shared/secp256k1.js';
+import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
+import { spentOutput, spentOutputOrUndefined } from './spentOutput.js';
+import { taprootOutputKey } from './taprootOutputKey.js';
 import type { Psbt } from './types.js';
+
+/** Bitcoin's whole supply in satoshis: no amount, and so no fee, can be more. */
+export const MAX_MONEY = 2_100_000_000_000_000n;
 
 /** Satoshis paid in fees: sum of the spent outputs (from the PSBT's UTXO fields) minus sum of the outputs. */
 export function fee(psbt: Psbt): bigint {
@@ -17,4 +24,46 @@ export function fee(psbt: Psbt): bigint {
       'BITCOIN_MALFORMED_PSBT',
     );
   return inputs - outputs;
+}
+
+/**
+ * The fee policies read (`bitcoin.tx.fee`): {@link fee} when every amount it sums is proven, else
+ * MAX_MONEY, the most a transaction can pay, so that a fee limit written either as an allow or as a
+ * deny refuses it. An input's amount is proven by its non_witness_utxo (whose txid the parser
+ * checked) or by every signature this request returns for `signerPublicKey`: a BIP-341 signature
+ * commits to the amounts of all inputs, a BIP-143 one only to its own input's, a legacy one to
+ * none. Without that rule, two requests over the same transaction, each lying about the amount of
+ * the other's segwit v0 input, would each show a small fee and each return one valid signature,
+ * together a transaction paying a large one (CVE-2020-14199).
+ */
+export function policyFee(psbt: Psbt, signerPublicKey?: Uint8Array): bigint {
+  const total = fee(psbt);
+  const unproven = psbt.inputs.flatMap((input, i) => (input.nonWitnessUtxo === undefined ? [i] : []));
+  if (unproven.length === 0) return total;
+  const ours = signerInputs(psbt, signerPublicKey);
+  if (ours.some((o) => o.type === 'P2TR')) return total;
+  const [only] = ours;
+  // One segwit v0 signature: it commits to its own input's amount, which is then the one unproven.
+  if (ours.length === 1 && only?.type === 'P2WPKH' && unproven.length === 1 && unproven[0] === only.index)
+    return total;
+  return MAX_MONEY;
+}
+
+/** The inputs whose spent output (as the PSBT states it) pays to the key, with the script type. */
+function signerInputs(
+  psbt: Psbt,
+  publicKey: Uint8Array | undefined,
+): { index: number; type: 'P2PKH' | 'P2WPKH' | 'P2TR' }[] {
+  if (publicKey === undefined || publicKey.length !== 33 || !isValidPublicKey(publicKey)) return [];
+  const pkh = hash160(publicKey);
+  const scripts = [
+    ['P2PKH', p2pkhScript(pkh)],
+    ['P2WPKH', p2wpkhScript(pkh)],
+    ['P2TR', p2trScript(taprootOutputKey(publicKey))],
+  ] as const;
+  return psbt.inputs.flatMap((_, index) => {
+    const script = spentOutputOrUndefined(psbt, index)?.script;
+    const match = script === undefined ? undefined : scripts.find(([, s]) => equalBytes(s, script));
+    return match === undefined ? [] : [{ index, type: match[0] }];
+  });
 }

@@ -35,7 +35,7 @@ export { finalizeAndExtract } from './finalizeAndExtract.js';
 export { assertFinalizable } from './assertFinalizable.js';
 export { planSignatures } from './planSignatures.js';
 export { inRequest, type RequestFields } from './inRequest.js';
-export { fee } from './fee.js';
+export { fee, MAX_MONEY, policyFee } from './fee.js';
 export { describeTransaction } from './describeTransaction.js';
 export { addressFromScript } from './addressFromScript.js';
 export { parseAddress } from './parseAddress.js';

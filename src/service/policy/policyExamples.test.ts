@@ -20,6 +20,7 @@ import * as ethereum from '../../../chains/ethereum/index.js';
 import * as solana from '../../../chains/solana/index.js';
 import * as tempo from '../../../chains/tempo/index.js';
 import * as tron from '../../../chains/tron/index.js';
+import { PUB_A } from '../../../test/vectors/bitcoin/vectors.js';
 import { buildFacts, type BuildFactsInput } from './buildFacts.js';
 import {
   evaluatePolicies,
@@ -363,18 +364,23 @@ const P2WPKH = (fill: number): Uint8Array =>
   bitcoin.payments.p2wpkh({ hash: new Uint8Array(20).fill(fill), network: bitcoin.networks.regtest })
     .output as Uint8Array;
 
-function psbtFacts(outputs: bigint[], input = 250_000n): BuildFactsInput {
+/** A PSBT spending `inputs` P2WPKH outputs of key A (stated by witness_utxo alone), described for A. */
+function psbtFacts(outputs: bigint[], inputs: bigint[] = [250_000n]): BuildFactsInput {
   const psbt = new bitcoin.Psbt({ network: bitcoin.networks.regtest });
-  psbt.addInput({
-    hash: new Uint8Array(32).fill(5),
-    index: 1,
-    witnessUtxo: { script: P2WPKH(1), value: input },
-  });
+  const mine = bitcoin.payments.p2wpkh({ pubkey: PUB_A, network: bitcoin.networks.regtest })
+    .output as Uint8Array;
+  inputs.forEach((value, index) =>
+    psbt.addInput({
+      hash: new Uint8Array(32).fill(5),
+      index: index + 1,
+      witnessUtxo: { script: mine, value },
+    }),
+  );
   outputs.forEach((value, i) => psbt.addOutput({ script: P2WPKH(2 + i), value }));
   const parsed = bitcoinChain.parsePsbt(psbt.toBuffer());
   return {
     activity: { type: SIGN_TX, parameters: { type: 'TRANSACTION_TYPE_BITCOIN' } },
-    transaction: { chain: 'bitcoin', tx: bitcoinChain.describeTransaction(parsed, 'regtest') },
+    transaction: { chain: 'bitcoin', tx: bitcoinChain.describeTransaction(parsed, 'regtest', PUB_A) },
   };
 }
 
@@ -390,6 +396,17 @@ describe('8.4 Bitcoin examples on a bitcoinjs-lib PSBT', () => {
   it('the fee is at most 10 000 sat', () => {
     expect(decide([cheap], psbtFacts([150_000n, 90_000n]))).toBe('OUTCOME_ALLOW'); // fee 10 000
     expect(decide([cheap], psbtFacts([150_000n, 89_999n]))).toBe('OUTCOME_DENY_IMPLICIT');
+  });
+
+  it('a fee limit, as an allow or as a deny, refuses a fee whose amounts are not proven', () => {
+    // Two segwit v0 inputs of the signer stated by witness_utxo alone: each signature commits to
+    // its own input's amount only, so the stated fee of 10 000 sat proves nothing (policyFee).
+    const unproven = psbtFacts([240_000n], [125_000n, 125_000n]);
+    expect(decide([cheap], unproven)).toBe('OUTCOME_DENY_IMPLICIT');
+    const anything = allow('true');
+    const expensive = { ...allow('bitcoin.tx.fee > 10000'), effect: 'EFFECT_DENY' as const };
+    expect(decide([anything, expensive], unproven)).toBe('OUTCOME_DENY_EXPLICIT');
+    expect(decide([anything, expensive], psbtFacts([240_000n]))).toBe('OUTCOME_ALLOW');
   });
 
   it('reads the regtest address, type and input of the described PSBT', () => {

@@ -13,6 +13,7 @@ import {
   signingPlan,
   type Psbt,
 } from '../../../../chains/bitcoin/index.js';
+import { hexToBytes } from '../../../shared/encoding.js';
 import { CountersignError } from '../../../shared/errors.js';
 import { bitcoinNetworkOf } from '../../signing-facts.js';
 import type { TransactionChain } from './types.js';
@@ -21,7 +22,9 @@ export const bitcoinTransactions: TransactionChain<Psbt> = {
   parse: (req) => inRequest(req, () => parsePsbt(req.unsigned)),
   facts: (psbt, rec, req) => ({
     chain: 'bitcoin',
-    tx: inRequest(req, () => describeTransaction(psbt, bitcoinNetworkOf(rec))),
+    tx: inRequest(req, () =>
+      describeTransaction(psbt, bitcoinNetworkOf(rec), hexToBytes(rec.publicKey, 'publicKey')),
+    ),
   }),
   sign: (psbt, req, key) => {
     if (key.record.curve !== 'CURVE_SECP256K1')
