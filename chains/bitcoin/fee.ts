@@ -1,4 +1,5 @@
-import { equalBytes } from '../../src/shared/encoding.js';
+import { BoundedMemo } from '../../src/shared/boundedMemo.js';
+import { bytesToHex, equalBytes } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
 import { isValidPublicKey } from '../../src/shared/secp256k1.js';
 import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
@@ -54,16 +55,26 @@ function signerInputs(
   psbt: Psbt,
   publicKey: Uint8Array | undefined,
 ): { index: number; type: 'P2PKH' | 'P2WPKH' | 'P2TR' }[] {
-  if (publicKey === undefined || publicKey.length !== 33 || !isValidPublicKey(publicKey)) return [];
-  const pkh = hash160(publicKey);
-  const scripts = [
-    ['P2PKH', p2pkhScript(pkh)],
-    ['P2WPKH', p2wpkhScript(pkh)],
-    ['P2TR', p2trScript(taprootOutputKey(publicKey))],
-  ] as const;
+  if (publicKey === undefined || publicKey.length !== 33) return [];
+  const scripts = SCRIPTS.through(bytesToHex(publicKey), () => scriptsOf(publicKey));
   return psbt.inputs.flatMap((_, index) => {
     const script = spentOutputOrUndefined(psbt, index)?.script;
     const match = script === undefined ? undefined : scripts.find(([, s]) => equalBytes(s, script));
     return match === undefined ? [] : [{ index, type: match[0] }];
   });
+}
+
+type SignerScripts = readonly (readonly ['P2PKH' | 'P2WPKH' | 'P2TR', Uint8Array])[];
+
+/** The output scripts of each key (hashing them took ~10 µs a request); never mutated. */
+const SCRIPTS = new BoundedMemo<string, SignerScripts>(1024);
+
+function scriptsOf(publicKey: Uint8Array): SignerScripts {
+  if (!isValidPublicKey(publicKey)) return [];
+  const pkh = hash160(publicKey);
+  return [
+    ['P2PKH', p2pkhScript(pkh)],
+    ['P2WPKH', p2wpkhScript(pkh)],
+    ['P2TR', p2trScript(taprootOutputKey(publicKey))],
+  ];
 }
