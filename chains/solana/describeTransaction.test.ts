@@ -1,3 +1,4 @@
+import { PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { testSigner } from '../../test/vectors/solana/keys.js';
 import {
@@ -127,6 +128,54 @@ describe('describeTransaction', () => {
       { from: fixedKey(8), to: fixedKey(9), amount: 7n },
       { from: A, to: B, amount: 5n },
     ]);
+  });
+
+  it('lists the lamports that account creation and nonce withdrawal move (instructions built by @solana/web3.js)', () => {
+    const pk = (k: string) => new PublicKey(k);
+    const fields = (ix: TransactionInstruction): SolanaInstructionFields => ({
+      programId: ix.programId.toBase58(),
+      accounts: ix.keys.map((k) => meta(k.pubkey.toBase58(), k.isSigner, k.isWritable)),
+      data: new Uint8Array(ix.data),
+    });
+    const f = facts(
+      [
+        SystemProgram.createAccount({
+          fromPubkey: pk(A),
+          newAccountPubkey: pk(B),
+          lamports: 2_039_280,
+          space: 165,
+          programId: pk(TOKEN_PROGRAM),
+        }),
+        SystemProgram.createAccountWithSeed({
+          fromPubkey: pk(A),
+          newAccountPubkey: pk(fixedKey(4)),
+          basePubkey: pk(A),
+          seed: 'a seed of some length',
+          lamports: 1_000_000,
+          space: 0,
+          programId: pk(SYSTEM_PROGRAM),
+        }),
+        SystemProgram.nonceWithdraw({
+          noncePubkey: pk(fixedKey(5)),
+          authorizedPubkey: pk(A),
+          toPubkey: pk(fixedKey(6)),
+          lamports: 42,
+        }),
+      ].map(fields),
+    );
+    expect(f.transfers).toEqual([
+      { from: A, to: B, amount: 2_039_280n },
+      { from: A, to: fixedKey(4), amount: 1_000_000n },
+      { from: fixedKey(5), to: fixedKey(6), amount: 42n },
+    ]);
+  });
+
+  it('does not read lamports past the end of a CreateAccountWithSeed whose seed length overruns it', () => {
+    const data = Buffer.alloc(44 + 8);
+    data.writeUInt32LE(3, 0);
+    data.writeBigUInt64LE(1n << 40n, 36);
+    const f = facts([{ programId: SYSTEM_PROGRAM, accounts: [meta(A, true), meta(B, true)], data }]);
+    expect(f.transfers).toEqual([]);
   });
 
   it('does not read a transfer out of data too short for one or without its accounts', () => {

@@ -11,7 +11,10 @@ const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 
 // System program instructions are bincode: u32 LE discriminant, then the fields.
+const SYSTEM_CREATE_ACCOUNT = 0;
 const SYSTEM_TRANSFER = 2;
+const SYSTEM_CREATE_ACCOUNT_WITH_SEED = 3;
+const SYSTEM_WITHDRAW_NONCE_ACCOUNT = 5;
 const SYSTEM_TRANSFER_WITH_SEED = 11;
 // SPL Token instructions: u8 tag; Token-2022 extension 26 (TransferFee) sub-instruction 1.
 const SPL_TRANSFER = 3;
@@ -102,8 +105,10 @@ function u32le(data: Uint8Array): number {
  * The `solana.tx` facts policies read (turnkey-api.md 8.3), from the parsed message alone. Accounts
  * loaded from lookup tables show as 'ADDRESS_TABLE_LOOKUP'; writability is the header's. Transfers
  * are decoded from top-level instructions only, as leniently as the programs read them (trailing
- * data is ignored by both), so anything that can move funds is listed: System Transfer and
- * TransferWithSeed; SPL Token / Token-2022 Transfer, TransferChecked and TransferCheckedWithFee.
+ * data is ignored by both), so that every System instruction that moves lamports is listed in
+ * `transfers` (Transfer, TransferWithSeed, and the funding of CreateAccount, CreateAccountWithSeed
+ * and WithdrawNonceAccount: a policy that names where lamports may go must see those too), and
+ * SPL Token / Token-2022 Transfer, TransferChecked and TransferCheckedWithFee in `spl_transfers`.
  */
 export function describeTransaction(tx: SolanaTransaction): SolanaTransactionFacts {
   const msg = tx.message;
@@ -167,13 +172,29 @@ function decodeTransfer(
   if (program === SYSTEM_PROGRAM) {
     if (data.length < 12) return;
     const kind = u32le(data);
-    if (kind === SYSTEM_TRANSFER && keys.length >= 2) {
-      transfers.push({ from: keys[0] as string, to: keys[1] as string, amount: u64le(data, 4) });
-    } else if (kind === SYSTEM_TRANSFER_WITH_SEED && keys.length >= 3) {
+    const lamports = (from: number, to: number, at: number): void => {
+      if (keys.length > Math.max(from, to) && data.length >= at + 8)
+        transfers.push({ from: keys[from] as string, to: keys[to] as string, amount: u64le(data, at) });
+    };
+    switch (kind) {
+      // Accounts: [from, to]; [funding, new account]; [nonce account, recipient, …].
+      case SYSTEM_TRANSFER:
+      case SYSTEM_CREATE_ACCOUNT:
+      case SYSTEM_WITHDRAW_NONCE_ACCOUNT:
+        return lamports(0, 1, 4);
       // Accounts: [from (derived), base, to].
-      transfers.push({ from: keys[0] as string, to: keys[2] as string, amount: u64le(data, 4) });
+      case SYSTEM_TRANSFER_WITH_SEED:
+        return lamports(0, 2, 4);
+      case SYSTEM_CREATE_ACCOUNT_WITH_SEED: {
+        // Accounts: [funding, created, …]; data: base (32), seed (u64 length, bytes), lamports, …
+        const seedLength = data.length >= 44 ? u64le(data, 36) : undefined;
+        if (seedLength !== undefined && seedLength <= BigInt(data.length))
+          lamports(0, 1, 44 + Number(seedLength));
+        return;
+      }
+      default:
+        return;
     }
-    return;
   }
   if (program !== TOKEN_PROGRAM && program !== TOKEN_2022_PROGRAM) return;
   const tag = data[0];
