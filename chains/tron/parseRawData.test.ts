@@ -175,9 +175,121 @@ describe('parseRawData on nested fields', () => {
   });
   it('rejects an opaque contract without an owner', () =>
     expectMalformed(
-      () => parseRawData(rawWith(transferContract([vint(2, 1n)], 54n, 'FreezeBalanceV2Contract'))),
+      () => parseRawData(rawWith(transferContract([vint(2, 1n)], 56n, 'WithdrawExpireUnfreezeContract'))),
       'owner_address: is required',
     ));
+});
+
+describe('parseRawData on staking, delegation and permission contracts', () => {
+  const delegate = (value: ProtoField[]) =>
+    parseRawData(rawWith(transferContract(value, 57n, 'DelegateResourceContract')));
+  const permissions = (value: ProtoField[]) =>
+    parseRawData(rawWith(transferContract(value, 46n, 'AccountPermissionUpdateContract')));
+  const key = (address: Uint8Array, weight: bigint) =>
+    len(7, encodeFields([len(1, address), vint(2, weight)]));
+
+  it('reads an unlocked delegation with the defaults it leaves out (BANDWIDTH, no lock)', () => {
+    expect(delegate([len(1, OWNER), vint(3, 7n), len(4, TO)]).contract[0]?.parameter).toEqual({
+      type: 'DelegateResourceContract',
+      ownerAddress: OWNER,
+      resource: 'BANDWIDTH',
+      balance: 7n,
+      receiverAddress: TO,
+      lock: false,
+      lockPeriod: 0n,
+    });
+  });
+  it('rejects a resource code Tron does not define', () =>
+    expectMalformed(
+      () => delegate([len(1, OWNER), vint(2, 3n), len(4, TO)]),
+      'contract[0].parameter.value.resource: 3 is not one of BANDWIDTH, ENERGY, TRON_POWER',
+    ));
+  it('rejects a lock encoded as anything but 1', () =>
+    expectMalformed(
+      () => delegate([len(1, OWNER), len(4, TO), vint(5, 2n)]),
+      'lock: a bool must be encoded as 1',
+    ));
+  it('rejects a delegation without a receiver', () =>
+    expectMalformed(() => delegate([len(1, OWNER), vint(3, 7n)]), 'receiver_address: is required'));
+  it('rejects a negative frozen balance', () =>
+    expectMalformed(
+      () =>
+        parseRawData(
+          rawWith(
+            transferContract([len(1, OWNER), vint(2, (1n << 64n) - 1n)], 54n, 'FreezeBalanceV2Contract'),
+          ),
+        ),
+      'frozen_balance: must not be negative',
+    ));
+  it('reads each permission of a permission update, keys and all', () => {
+    const owner = encodeFields([
+      len(3, new TextEncoder().encode('owner')),
+      vint(4, 2n),
+      key(OWNER, 1n),
+      key(TO, 1n),
+    ]);
+    const active = encodeFields([
+      vint(1, 2n),
+      vint(2, 2n),
+      vint(4, 1n),
+      len(6, new Uint8Array(32).fill(0xff)),
+      key(TO, 1n),
+    ]);
+    const p = permissions([len(1, OWNER), len(2, owner), len(4, active), len(4, new Uint8Array(0))])
+      .contract[0]?.parameter;
+    expect(p).toEqual({
+      type: 'AccountPermissionUpdateContract',
+      ownerAddress: OWNER,
+      owner: {
+        type: 'Owner',
+        id: 0,
+        permissionName: 'owner',
+        threshold: 2n,
+        parentId: 0,
+        operations: new Uint8Array(0),
+        keys: [
+          { address: OWNER, weight: 1n },
+          { address: TO, weight: 1n },
+        ],
+      },
+      witness: undefined,
+      actives: [
+        {
+          type: 'Active',
+          id: 2,
+          permissionName: '',
+          threshold: 1n,
+          parentId: 0,
+          operations: new Uint8Array(32).fill(0xff),
+          keys: [{ address: TO, weight: 1n }],
+        },
+        {
+          type: 'Owner',
+          id: 0,
+          permissionName: '',
+          threshold: 0n,
+          parentId: 0,
+          operations: new Uint8Array(0),
+          keys: [],
+        },
+      ],
+    });
+  });
+  it('names the permission and key at fault', () => {
+    const bad = encodeFields([key(OWNER, 1n), key(OWNER.subarray(1), 1n)]);
+    expectMalformed(
+      () => permissions([len(1, OWNER), len(4, encodeFields([])), len(4, bad)]),
+      'contract[0].parameter.value.actives[1].keys[1].address: must be a 21-byte address',
+    );
+    expectMalformed(
+      () => permissions([len(1, OWNER), len(2, encodeFields([len(3, Uint8Array.of(0xff))]))]),
+      'contract[0].parameter.value.owner.permission_name: is not UTF-8',
+    );
+    expectMalformed(
+      () => permissions([len(1, OWNER), len(3, encodeFields([vint(1, 5n)]))]),
+      'witness.type: 5 is not one of Owner, Witness, Active',
+    );
+  });
 });
 
 describe('parseRawData with fields it does not know', () => {

@@ -1,7 +1,7 @@
 /**
  * The one place that knows the layout of `protocol.Transaction.raw`, `Transaction.Contract`,
  * `google.protobuf.Any` and the contract parameters countersign decodes (java-tron Tron.proto,
- * balance_contract.proto, smart_contract.proto). Decoding is canonical-only: besides the wire
+ * balance_contract.proto, smart_contract.proto, account_contract.proto). Decoding is canonical-only: besides the wire
  * rules of protobuf.ts it rejects known fields with the wrong wire type, repeated scalars, and proto3
  * scalars explicitly set to their default (protobuf-java drops those on re-serialization, so the node
  * would compute another txID). Unknown fields are kept in place so encoding reproduces the input.
@@ -19,10 +19,15 @@ import {
   TRON_ADDRESS_LENGTH,
   TRON_ADDRESS_PREFIX,
   TRON_CONTRACT_TYPES,
+  TRON_PERMISSION_TYPES,
+  TRON_RESOURCES,
   TYPE_URL_PREFIX,
   type TronContract,
   type TronContractParameter,
   type TronContractTypeInfo,
+  type TronPermission,
+  type TronPermissionType,
+  type TronResource,
   type TronTransaction,
 } from './types.js';
 
@@ -34,6 +39,7 @@ const TYPE_BY_NUMBER: ReadonlyMap<number, TronContractTypeInfo> = new Map(
 );
 
 const EMPTY: Uint8Array = new Uint8Array(0);
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Contract types Tron.proto defines that countersign refuses (CustomContract, GetContract,
@@ -92,6 +98,30 @@ class MessageReader {
       throw malformed(this.name(field), `has wire type ${f.wireType}; expected 2 (length-delimited)`);
     this.once(f, field);
     return f.value;
+  }
+
+  /** An enum given by its names in number order (the first, 0, is the default and never encoded). */
+  enumName<T extends string>(f: ProtoField, field: string, names: readonly T[]): T {
+    const n = this.varint(f, field);
+    const name = n < BigInt(names.length) ? names[Number(n)] : undefined;
+    if (name === undefined) throw malformed(this.name(field), `${n} is not one of ${names.join(', ')}`);
+    return name;
+  }
+
+  /** A singular bool: true is 1 (false, the default, is never encoded; protobuf-java writes 1). */
+  bool(f: ProtoField, field: string): true {
+    if (this.varint(f, field) !== 1n) throw malformed(this.name(field), 'a bool must be encoded as 1');
+    return true;
+  }
+
+  /** A singular string: UTF-8 (protobuf-java refuses anything else). */
+  string(f: ProtoField, field: string): string {
+    const b = this.bytes(f, field);
+    try {
+      return STRICT_UTF8.decode(b);
+    } catch {
+      throw malformed(this.name(field), 'is not UTF-8');
+    }
   }
 
   address(f: ProtoField, field: string): Uint8Array {
@@ -292,12 +322,117 @@ function decodeParameter(type: TronContractTypeInfo, value: Uint8Array, path: st
       tokenId,
     };
   }
+  if (type.name === 'FreezeBalanceV2Contract' || type.name === 'UnfreezeBalanceV2Contract') {
+    // { owner_address = 1; frozen_balance | unfreeze_balance = 2; resource = 3 }
+    let owner: Uint8Array | undefined;
+    let amount = 0n;
+    let resource: TronResource = 'BANDWIDTH';
+    const amountName = type.name === 'FreezeBalanceV2Contract' ? 'frozen_balance' : 'unfreeze_balance';
+    for (const f of fields) {
+      if (f.field === 1) owner = r.address(f, 'owner_address');
+      else if (f.field === 2) amount = r.int64(f, amountName);
+      else if (f.field === 3) resource = r.enumName(f, 'resource', TRON_RESOURCES);
+    }
+    if (owner === undefined) throw malformed(`${path}.owner_address`, 'is required');
+    return type.name === 'FreezeBalanceV2Contract'
+      ? { type: type.name, ownerAddress: owner, frozenBalance: amount, resource }
+      : { type: type.name, ownerAddress: owner, unfreezeBalance: amount, resource };
+  }
+  if (type.name === 'DelegateResourceContract' || type.name === 'UnDelegateResourceContract') {
+    // { owner_address = 1; resource = 2; balance = 3; receiver_address = 4; lock = 5; lock_period = 6 }
+    const delegate = type.name === 'DelegateResourceContract';
+    let owner: Uint8Array | undefined;
+    let receiver: Uint8Array | undefined;
+    let resource: TronResource = 'BANDWIDTH';
+    let balance = 0n;
+    let lock = false;
+    let lockPeriod = 0n;
+    for (const f of fields) {
+      if (f.field === 1) owner = r.address(f, 'owner_address');
+      else if (f.field === 2) resource = r.enumName(f, 'resource', TRON_RESOURCES);
+      else if (f.field === 3) balance = r.int64(f, 'balance');
+      else if (f.field === 4) receiver = r.address(f, 'receiver_address');
+      else if (f.field === 5 && delegate) lock = r.bool(f, 'lock');
+      else if (f.field === 6 && delegate) lockPeriod = r.int64(f, 'lock_period');
+    }
+    if (owner === undefined) throw malformed(`${path}.owner_address`, 'is required');
+    if (receiver === undefined) throw malformed(`${path}.receiver_address`, 'is required');
+    return {
+      type: type.name,
+      ownerAddress: owner,
+      resource,
+      balance,
+      receiverAddress: receiver,
+      lock,
+      lockPeriod,
+    };
+  }
+  if (type.name === 'AccountPermissionUpdateContract') {
+    // { owner_address = 1; Permission owner = 2; Permission witness = 3; repeated Permission actives = 4 }
+    let owner: Uint8Array | undefined;
+    let ownerPermission: TronPermission | undefined;
+    let witness: TronPermission | undefined;
+    const actives: TronPermission[] = [];
+    for (const f of fields) {
+      if (f.field === 1) owner = r.address(f, 'owner_address');
+      else if (f.field === 2) ownerPermission = decodePermission(r.message(f, 'owner'), `${path}.owner`);
+      else if (f.field === 3) witness = decodePermission(r.message(f, 'witness'), `${path}.witness`);
+      else if (f.field === 4) {
+        const at = `actives[${actives.length}]`;
+        actives.push(decodePermission(r.bytes(f, at, true), `${path}.${at}`));
+      }
+    }
+    if (owner === undefined) throw malformed(`${path}.owner_address`, 'is required');
+    return {
+      type: type.name,
+      ownerAddress: owner,
+      owner: ownerPermission,
+      witness,
+      actives,
+    };
+  }
   let owner: Uint8Array | undefined;
   for (const f of fields) {
     if (f.field === type.ownerField) owner = r.address(f, 'owner_address');
   }
   if (owner === undefined) throw malformed(`${path}.owner_address`, 'is required');
   return { type: 'opaque', ownerAddress: owner };
+}
+
+/**
+ * `Permission { type = 1; id = 2; permission_name = 3; threshold = 4; parent_id = 5; operations = 6;
+ * repeated Key keys = 7 }`, `Key { address = 1; weight = 2 }` (Tron.proto).
+ */
+function decodePermission(bytes: Uint8Array, path: string): TronPermission {
+  const r = new MessageReader(path);
+  let type: TronPermissionType = 'Owner';
+  let id = 0;
+  let permissionName = '';
+  let threshold = 0n;
+  let parentId = 0;
+  let operations = EMPTY;
+  const keys: { address: Uint8Array; weight: bigint }[] = [];
+  for (const f of decodeFields(bytes, path)) {
+    if (f.field === 1) type = r.enumName(f, 'type', TRON_PERMISSION_TYPES);
+    else if (f.field === 2) id = r.int32(f, 'id');
+    else if (f.field === 3) permissionName = r.string(f, 'permission_name');
+    else if (f.field === 4) threshold = r.int64(f, 'threshold');
+    else if (f.field === 5) parentId = r.int32(f, 'parent_id');
+    else if (f.field === 6) operations = r.bytes(f, 'operations');
+    else if (f.field === 7) {
+      const at = `keys[${keys.length}]`;
+      const k = new MessageReader(`${path}.${at}`);
+      let address: Uint8Array | undefined;
+      let weight = 0n;
+      for (const kf of decodeFields(r.bytes(f, at, true), `${path}.${at}`)) {
+        if (kf.field === 1) address = k.address(kf, 'address');
+        else if (kf.field === 2) weight = k.int64(kf, 'weight');
+      }
+      if (address === undefined) throw malformed(`${path}.${at}.address`, 'is required');
+      keys.push({ address, weight });
+    }
+  }
+  return { type, id, permissionName, threshold, parentId, operations, keys };
 }
 
 /** Known fields first, then the unknown ones merged in by field number (a stable sort keeps repeats in order). */

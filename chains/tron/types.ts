@@ -58,7 +58,31 @@ export const TYPE_URL_PREFIX = 'type.googleapis.com/protocol.';
 export const TRON_ADDRESS_PREFIX = 0x41;
 export const TRON_ADDRESS_LENGTH = 21;
 
-/** The decoded parameter of the two contracts countersign builds and policies read in detail. */
+/** `protocol.ResourceCode` (common.proto). */
+export const TRON_RESOURCES = ['BANDWIDTH', 'ENERGY', 'TRON_POWER'] as const;
+export type TronResource = (typeof TRON_RESOURCES)[number];
+
+/** `Permission.PermissionType` (Tron.proto), named as Tron's JSON names them. */
+export const TRON_PERMISSION_TYPES = ['Owner', 'Witness', 'Active'] as const;
+export type TronPermissionType = (typeof TRON_PERMISSION_TYPES)[number];
+
+/** `protocol.Permission`: who may sign for an account, with which weights, for which contracts. */
+export interface TronPermission {
+  readonly type: TronPermissionType;
+  readonly id: number;
+  readonly permissionName: string;
+  readonly threshold: bigint;
+  readonly parentId: number;
+  /** The 32-byte bitmap of contract types an active permission may sign; empty otherwise. */
+  readonly operations: Uint8Array;
+  readonly keys: readonly { readonly address: Uint8Array; readonly weight: bigint }[];
+}
+
+/**
+ * The decoded parameter of the contracts policies read in detail: the two countersign builds, and
+ * the staking, delegation and permission contracts turnkey-api.md 8.3 lists. Proto3 defaults (0,
+ * false, BANDWIDTH, empty) stand for absent fields.
+ */
 export type TronContractParameter =
   | {
       readonly type: 'TransferContract';
@@ -76,6 +100,39 @@ export type TronContractParameter =
       readonly data: Uint8Array;
       readonly callTokenValue: bigint;
       readonly tokenId: bigint;
+    }
+  | {
+      readonly type: 'FreezeBalanceV2Contract';
+      readonly ownerAddress: Uint8Array;
+      /** sun */
+      readonly frozenBalance: bigint;
+      readonly resource: TronResource;
+    }
+  | {
+      readonly type: 'UnfreezeBalanceV2Contract';
+      readonly ownerAddress: Uint8Array;
+      /** sun */
+      readonly unfreezeBalance: bigint;
+      readonly resource: TronResource;
+    }
+  | {
+      readonly type: 'DelegateResourceContract' | 'UnDelegateResourceContract';
+      readonly ownerAddress: Uint8Array;
+      readonly resource: TronResource;
+      /** sun */
+      readonly balance: bigint;
+      readonly receiverAddress: Uint8Array;
+      /** DelegateResourceContract only (false for the other). */
+      readonly lock: boolean;
+      /** Blocks; DelegateResourceContract only (0 for the other). */
+      readonly lockPeriod: bigint;
+    }
+  | {
+      readonly type: 'AccountPermissionUpdateContract';
+      readonly ownerAddress: Uint8Array;
+      readonly owner: TronPermission | undefined;
+      readonly witness: TronPermission | undefined;
+      readonly actives: readonly TronPermission[];
     }
   | {
       /** Any other contract: kept as its exact `Any.value` bytes; only the owner is decoded. */

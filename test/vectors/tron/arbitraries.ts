@@ -73,9 +73,20 @@ const trigger = fc
     };
   });
 
+/** The contract types whose parameter is decoded in full (the rest stay opaque). */
+const DECODED = new Set<string>([
+  'TransferContract',
+  'TriggerSmartContract',
+  'FreezeBalanceV2Contract',
+  'UnfreezeBalanceV2Contract',
+  'DelegateResourceContract',
+  'UnDelegateResourceContract',
+  'AccountPermissionUpdateContract',
+]);
+
 const opaque = fc
   .record({
-    type: fc.constantFrom(...TRON_CONTRACT_TYPES.filter((t) => t.name !== 'TransferContract' && t.name !== 'TriggerSmartContract')),
+    type: fc.constantFrom(...TRON_CONTRACT_TYPES.filter((t) => !DECODED.has(t.name))),
     owner: tronAddressBytes,
     extra: nonEmpty(10),
   })

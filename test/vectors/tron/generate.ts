@@ -88,6 +88,33 @@ function facts(tx: TronWebTx) {
           token_id: String(v.token_id ?? 0),
         };
       }
+      const resource = v.resource ?? 'BANDWIDTH';
+      if (c.type === 'FreezeBalanceV2Contract')
+        return { ...common, frozen_balance: String(v.frozen_balance ?? 0), resource };
+      if (c.type === 'UnfreezeBalanceV2Contract')
+        return { ...common, unfreeze_balance: String(v.unfreeze_balance ?? 0), resource };
+      if (c.type === 'DelegateResourceContract' || c.type === 'UnDelegateResourceContract') {
+        const base = { ...common, resource, balance: String(v.balance ?? 0), receiver_address: hexAddr(v.receiver_address) };
+        if (c.type === 'UnDelegateResourceContract') return base;
+        return { ...base, lock: v.lock ?? false, lock_period: String(v.lock_period ?? 0) };
+      }
+      if (c.type === 'AccountPermissionUpdateContract') {
+        const permission = (p: TronWebTx) => ({
+          type: p.type ?? 'Owner',
+          id: String(p.id ?? 0),
+          permission_name: p.permission_name ?? '',
+          threshold: String(p.threshold ?? 0),
+          parent_id: String(p.parent_id ?? 0),
+          operations: p.operations ?? '',
+          keys: (p.keys ?? []).map((k: TronWebTx) => ({ address: hexAddr(k.address), weight: String(k.weight ?? 0) })),
+        });
+        return {
+          ...common,
+          ...(v.owner === undefined ? {} : { owner: permission(v.owner) }),
+          ...(v.witness === undefined ? {} : { witness: permission(v.witness) }),
+          actives: (v.actives ?? []).map(permission),
+        };
+      }
       return common;
     }),
   };
@@ -172,6 +199,30 @@ const trc20Memo = await tw.transactionBuilder.addUpdateData(
   { txLocal: true },
 );
 const freeze = await tw.transactionBuilder.freezeBalanceV2(5_000_000, 'ENERGY', OWNER, { blockHeader: HEADER });
+const unfreeze = await tw.transactionBuilder.unfreezeBalanceV2(2_000_000, 'BANDWIDTH', OWNER, { blockHeader: HEADER2 });
+const delegate = await tw.transactionBuilder.delegateResource(3_000_000, RECIPIENT, 'ENERGY', OWNER, true, 28_800, {
+  blockHeader: HEADER,
+});
+const undelegate = await tw.transactionBuilder.undelegateResource(1_000_000, RECIPIENT, 'ENERGY', OWNER, {
+  blockHeader: HEADER2,
+  permissionId: 2,
+});
+const permissions = await tw.transactionBuilder.updateAccountPermissions(
+  OWNER,
+  { type: 0, permission_name: 'owner', threshold: 2, keys: [{ address: OWNER, weight: 1 }, { address: RECIPIENT, weight: 1 }] },
+  undefined,
+  [
+    {
+      type: 2,
+      id: 2,
+      permission_name: 'transfers',
+      threshold: 1,
+      operations: '7fff1fc0033e0300000000000000000000000000000000000000000000000000',
+      keys: [{ address: RECIPIENT, weight: 1 }],
+    },
+  ],
+  { blockHeader: HEADER },
+);
 
 const transactions = [
   await vector('TRX transfer', trx, {
@@ -196,7 +247,11 @@ const transactions = [
     kind: 'TRC20_TRANSFER', ownerAddress: OWNER, toAddress: RECIPIENT, amount: '0', ...blank,
     tokenContract: USDT, feeLimit: '30000000', memo: 'c0ffee', ...headerFields(HEADER2),
   }),
-  await vector('FreezeBalanceV2Contract (kept opaque)', freeze, null),
+  await vector('FreezeBalanceV2Contract', freeze, null),
+  await vector('UnfreezeBalanceV2Contract', unfreeze, null),
+  await vector('DelegateResourceContract, locked', delegate, null),
+  await vector('UnDelegateResourceContract with permission 2', undelegate, null),
+  await vector('AccountPermissionUpdateContract', permissions, null),
 ];
 
 writeFileSync(
