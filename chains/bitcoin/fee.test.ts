@@ -110,6 +110,12 @@ describe('policyFee', () => {
     ]);
     expect(policyFee(parsePsbt(spend(two, { pay: 490_000n })), PUB_A)).toBe(MAX_MONEY);
     expect(policyFee(parsePsbt(spend(two, { full: [false, true], pay: 490_000n })), PUB_A)).toBe(10_000n);
+    // The key's legacy input carries its previous transaction; its signature commits to no amount.
+    const legacy = funding([
+      { script: bitcoin.payments.p2pkh({ pubkey: PUB_A, network: regtest }).output!, value: 250_000n },
+      { script: p2wpkh(PUB_A), value: 250_000n },
+    ]);
+    expect(policyFee(parsePsbt(spend(legacy, { full: [true, false], pay: 490_000n })), PUB_A)).toBe(10_000n);
   });
 
   it('believes every amount when the signer signs a taproot input: BIP-341 commits to all of them', () => {

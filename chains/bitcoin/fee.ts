@@ -30,10 +30,10 @@ export function fee(psbt: Psbt): bigint {
 /**
  * The fee policies read (`bitcoin.tx.fee`): {@link fee} when every amount it sums is proven, else
  * MAX_MONEY, the most a transaction can pay, so that a fee limit written either as an allow or as a
- * deny refuses it. An input's amount is proven by its non_witness_utxo (whose txid the parser
- * checked) or by every signature this request returns for `signerPublicKey`: a BIP-341 signature
- * commits to the amounts of all inputs, a BIP-143 one only to its own input's, a legacy one to
- * none. Without that rule, two requests over the same transaction, each lying about the amount of
+ * deny refuses it. An amount is proven by the input's non_witness_utxo (whose txid the parser
+ * checked), by a BIP-341 signature of `signerPublicKey` (it commits to every input's amount), or,
+ * for the key's one segwit v0 input, by its own BIP-143 signature, which commits to that amount
+ * alone. Without that rule, two requests over the same transaction, each lying about the amount of
  * the other's segwit v0 input, would each show a small fee and each return one valid signature,
  * together a transaction paying a large one (CVE-2020-14199).
  */
@@ -43,10 +43,11 @@ export function policyFee(psbt: Psbt, signerPublicKey?: Uint8Array): bigint {
   if (unproven.length === 0) return total;
   const ours = signerInputs(psbt, signerPublicKey);
   if (ours.some((o) => o.type === 'P2TR')) return total;
-  const [only] = ours;
-  // One segwit v0 signature: it commits to its own input's amount, which is then the one unproven.
-  if (ours.length === 1 && only?.type === 'P2WPKH' && unproven.length === 1 && unproven[0] === only.index)
-    return total;
+  // One segwit v0 input of the key: its signature commits to its amount, the one unproven. (With
+  // two, each request could prove one and lie about the other, and the two requests' valid
+  // signatures would combine. The key's legacy inputs always carry their previous transaction.)
+  const v0 = ours.filter((o) => o.type === 'P2WPKH');
+  if (v0.length === 1 && unproven.length === 1 && unproven[0] === v0[0]?.index) return total;
   return MAX_MONEY;
 }
 
