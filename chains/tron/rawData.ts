@@ -1,10 +1,11 @@
 /**
  * The one place that knows the layout of `protocol.Transaction.raw`, `Transaction.Contract`,
  * `google.protobuf.Any` and the contract parameters countersign decodes (java-tron Tron.proto,
- * balance_contract.proto, smart_contract.proto, account_contract.proto). Decoding is canonical-only: besides the wire
- * rules of protobuf.ts it rejects known fields with the wrong wire type, repeated scalars, and proto3
- * scalars explicitly set to their default (protobuf-java drops those on re-serialization, so the node
- * would compute another txID). Unknown fields are kept in place so encoding reproduces the input.
+ * balance_contract.proto, smart_contract.proto, account_contract.proto). Decoding is
+ * canonical-only: besides the wire rules of protobuf.ts it rejects known fields with the wrong wire
+ * type, repeated scalars, and proto3 scalars explicitly set to their default (protobuf-java drops
+ * those on re-serialization, so the node would compute another txID). Unknown fields are kept in
+ * place so encoding reproduces the input.
  */
 import { equalBytes, utf8 } from '../../src/shared/encoding.js';
 import {
