@@ -1,6 +1,7 @@
 /** fast-check generators of canonical Tron transactions (the model, without its bytes). */
 import fc from 'fast-check';
 import { encodeFields, TRON_CONTRACT_TYPES, type ProtoField, type TronContract } from '../../../chains/tron/index.js';
+import { TRON_PERMISSION_TYPES, TRON_RESOURCES } from '../../../chains/tron/types.js';
 
 type Body = Omit<import('../../../chains/tron/index.js').TronTransaction, 'rawData'>;
 
@@ -73,6 +74,113 @@ const trigger = fc
     };
   });
 
+const typeNamed = (name: string) => TRON_CONTRACT_TYPES.find((t) => t.name === name)!;
+const resource = fc.constantFrom(...TRON_RESOURCES);
+const resourceCode = (r: (typeof TRON_RESOURCES)[number]) => BigInt(TRON_RESOURCES.indexOf(r));
+
+const freezing = fc
+  .record({ freeze: fc.boolean(), owner: tronAddressBytes, amount: int64, resource })
+  .map(({ freeze, owner, amount, resource: r }) => {
+    const f: ProtoField[] = [];
+    scalar(f, 1, owner);
+    scalar(f, 2, amount);
+    scalar(f, 3, resourceCode(r));
+    const parameter = freeze
+      ? { type: 'FreezeBalanceV2Contract' as const, ownerAddress: owner, frozenBalance: amount, resource: r }
+      : { type: 'UnfreezeBalanceV2Contract' as const, ownerAddress: owner, unfreezeBalance: amount, resource: r };
+    return { type: typeNamed(parameter.type), value: encodeFields(f), parameter };
+  });
+
+const delegation = fc
+  .record({
+    delegate: fc.boolean(),
+    owner: tronAddressBytes,
+    receiver: tronAddressBytes,
+    resource,
+    balance: int64,
+    lock: fc.boolean(),
+    lockPeriod: int64,
+  })
+  .map((p) => {
+    const lock = p.delegate && p.lock;
+    const lockPeriod = p.delegate ? p.lockPeriod : 0n;
+    const f: ProtoField[] = [];
+    scalar(f, 1, p.owner);
+    scalar(f, 2, resourceCode(p.resource));
+    scalar(f, 3, p.balance);
+    scalar(f, 4, p.receiver);
+    scalar(f, 5, lock ? 1n : 0n);
+    scalar(f, 6, lockPeriod);
+    const type = p.delegate ? ('DelegateResourceContract' as const) : ('UnDelegateResourceContract' as const);
+    return {
+      type: typeNamed(type),
+      value: encodeFields(f),
+      parameter: {
+        type,
+        ownerAddress: p.owner,
+        resource: p.resource,
+        balance: p.balance,
+        receiverAddress: p.receiver,
+        lock,
+        lockPeriod,
+      },
+    };
+  });
+
+const permission = fc
+  .record({
+    type: fc.constantFrom(...TRON_PERMISSION_TYPES),
+    id: fc.integer({ min: 0, max: 0x7fffffff }),
+    permissionName: fc.string({ maxLength: 12 }),
+    threshold: int64,
+    parentId: fc.integer({ min: 0, max: 0x7fffffff }),
+    operations: bytes(32),
+    keys: fc.array(fc.record({ address: tronAddressBytes, weight: int64 }), { maxLength: 3 }),
+  })
+  .map((p) => {
+    const f: ProtoField[] = [];
+    scalar(f, 1, BigInt(TRON_PERMISSION_TYPES.indexOf(p.type)));
+    scalar(f, 2, BigInt(p.id));
+    scalar(f, 3, new TextEncoder().encode(p.permissionName));
+    scalar(f, 4, p.threshold);
+    scalar(f, 5, BigInt(p.parentId));
+    scalar(f, 6, p.operations);
+    for (const k of p.keys) {
+      const kf: ProtoField[] = [];
+      scalar(kf, 1, k.address);
+      scalar(kf, 2, k.weight);
+      f.push({ field: 7, wireType: 2, value: encodeFields(kf) });
+    }
+    return { bytes: encodeFields(f), model: p };
+  });
+
+const permissionUpdate = fc
+  .record({
+    owner: tronAddressBytes,
+    ownerPermission: fc.option(permission, { nil: undefined }),
+    witness: fc.option(permission, { nil: undefined }),
+    actives: fc.array(permission, { maxLength: 2 }),
+  })
+  .map((p) => {
+    const f: ProtoField[] = [];
+    scalar(f, 1, p.owner);
+    // Embedded messages are written even when empty.
+    if (p.ownerPermission !== undefined) f.push({ field: 2, wireType: 2, value: p.ownerPermission.bytes });
+    if (p.witness !== undefined) f.push({ field: 3, wireType: 2, value: p.witness.bytes });
+    for (const a of p.actives) f.push({ field: 4, wireType: 2, value: a.bytes });
+    return {
+      type: typeNamed('AccountPermissionUpdateContract'),
+      value: encodeFields(f),
+      parameter: {
+        type: 'AccountPermissionUpdateContract' as const,
+        ownerAddress: p.owner,
+        owner: p.ownerPermission?.model,
+        witness: p.witness?.model,
+        actives: p.actives.map((a) => a.model),
+      },
+    };
+  });
+
 /** The contract types whose parameter is decoded in full (the rest stay opaque). */
 const DECODED = new Set<string>([
   'TransferContract',
@@ -98,7 +206,7 @@ const opaque = fc
 
 const contract: fc.Arbitrary<TronContract> = fc
   .record({
-    body: fc.oneof(transfer, trigger, opaque),
+    body: fc.oneof(transfer, trigger, freezing, delegation, permissionUpdate, opaque),
     provider: bytes(4),
     contractName: bytes(6),
     permissionId: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 0x7fffffff })),
