@@ -22,7 +22,7 @@ export interface FieldsJson extends Omit<TronTransactionFields, 'memo'> {
 
 export interface TransactionVector {
   name: string;
-  /** null for a transaction countersign does not build (kept opaque). */
+  /** null for a transaction countersign does not build from fields (it only signs them). */
   fields: FieldsJson | null;
   rawDataHex: string;
   txID: string;
