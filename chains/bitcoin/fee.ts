@@ -1,11 +1,9 @@
-import { BoundedMemo } from '../../src/shared/boundedMemo.js';
-import { bytesToHex, equalBytes } from '../../src/shared/encoding.js';
+import { equalBytes } from '../../src/shared/encoding.js';
 import { invalid } from '../../src/shared/errors.js';
 import { isValidPublicKey } from '../../src/shared/secp256k1.js';
-import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
+import { keyScripts } from './keyScripts.js';
 import { spentOutput, spentOutputOrUndefined } from './spentOutput.js';
-import { taprootOutputKey } from './taprootOutputKey.js';
-import type { Psbt } from './types.js';
+import type { Psbt, SignableScriptType } from './types.js';
 
 /** Bitcoin's whole supply in satoshis: no amount, and so no fee, can be more. */
 export const MAX_MONEY = 2_100_000_000_000_000n;
@@ -55,27 +53,14 @@ export function policyFee(psbt: Psbt, signerPublicKey?: Uint8Array): bigint {
 function signerInputs(
   psbt: Psbt,
   publicKey: Uint8Array | undefined,
-): { index: number; type: 'P2PKH' | 'P2WPKH' | 'P2TR' }[] {
-  if (publicKey === undefined || publicKey.length !== 33) return [];
-  const scripts = SCRIPTS.through(bytesToHex(publicKey), () => scriptsOf(publicKey));
+): { index: number; type: SignableScriptType }[] {
+  if (publicKey === undefined || publicKey.length !== 33 || !isValidPublicKey(publicKey)) return [];
+  const scripts = keyScripts(publicKey);
   return psbt.inputs.flatMap((_, index) => {
     const script = spentOutputOrUndefined(psbt, index)?.script;
-    const match = script === undefined ? undefined : scripts.find(([, s]) => equalBytes(s, script));
-    return match === undefined ? [] : [{ index, type: match[0] }];
+    const type = script === undefined ? undefined : SIGNABLE.find((t) => equalBytes(scripts[t], script));
+    return type === undefined ? [] : [{ index, type }];
   });
 }
 
-type SignerScripts = readonly (readonly ['P2PKH' | 'P2WPKH' | 'P2TR', Uint8Array])[];
-
-/** The output scripts of each key (hashing them took ~10 µs a request); never mutated. */
-const SCRIPTS = new BoundedMemo<string, SignerScripts>(1024);
-
-function scriptsOf(publicKey: Uint8Array): SignerScripts {
-  if (!isValidPublicKey(publicKey)) return [];
-  const pkh = hash160(publicKey);
-  return [
-    ['P2PKH', p2pkhScript(pkh)],
-    ['P2WPKH', p2wpkhScript(pkh)],
-    ['P2TR', p2trScript(taprootOutputKey(publicKey))],
-  ];
-}
+const SIGNABLE: readonly SignableScriptType[] = ['P2PKH', 'P2WPKH', 'P2TR'];

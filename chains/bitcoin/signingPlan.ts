@@ -2,10 +2,9 @@ import { equalBytes } from '../../src/shared/encoding.js';
 import { CountersignError, invalid } from '../../src/shared/errors.js';
 import { isValidPublicKey } from '../../src/shared/secp256k1.js';
 import { legacySighash } from './legacySighash.js';
-import { hash160, p2pkhScript, p2trScript, p2wpkhScript } from './script.js';
+import { keyScripts } from './keyScripts.js';
 import { segwitV0Sighash } from './segwitV0Sighash.js';
 import { spentOutput, spentOutputOrUndefined } from './spentOutput.js';
-import { taprootOutputKey } from './taprootOutputKey.js';
 import { taprootSighash } from './taprootSighash.js';
 import { SIGHASH_ALL, SIGHASH_DEFAULT, type PlannedInput, type Psbt, type SigningPlan } from './types.js';
 
@@ -35,11 +34,7 @@ export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
   if (publicKey.length !== 33 || !isValidPublicKey(publicKey)) {
     throw invalid('sign_with', 'public key must be a valid 33-byte compressed secp256k1 key');
   }
-  const pkh = hash160(publicKey);
-  const p2pkh = p2pkhScript(pkh);
-  const p2wpkh = p2wpkhScript(pkh);
-  const outputKey = taprootOutputKey(publicKey, 'sign_with');
-  const p2tr = p2trScript(outputKey);
+  const { P2PKH: p2pkh, P2WPKH: p2wpkh, P2TR: p2tr, outputKey } = keyScripts(publicKey, 'sign_with');
   const tx = psbt.global.unsignedTx;
   const planned: PlannedInput[] = [];
   // BIP-341 commits to every input's spent output; collected lazily, once, when a taproot input is ours.
@@ -130,5 +125,5 @@ export function signingPlan(psbt: Psbt, signer: BitcoinSigner): SigningPlan {
       'BITCOIN_NO_INPUT_FOR_SIGNER',
     );
   }
-  return { publicKey: publicKey.slice(), taprootOutputKey: outputKey, inputs: planned };
+  return { publicKey: publicKey.slice(), taprootOutputKey: outputKey.slice(), inputs: planned };
 }
