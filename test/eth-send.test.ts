@@ -243,6 +243,8 @@ describe('eth_send_transaction (non-sponsored)', () => {
     ['a negative value', { value: '-1' }, 'FIELD_INVALID', 'parameters.value'],
     ['a non-decimal value', { value: '0x10' }, 'FIELD_INVALID', 'parameters.value'],
     ['a gas limit below 21000', { gasLimit: '20999' }, 'FIELD_INVALID', 'parameters.gasLimit'],
+    // Gas is a uint64 in every client: 2^64 can never be sent.
+    ['a gas limit of 2^64', { gasLimit: '18446744073709551616' }, 'FIELD_INVALID', 'parameters.gasLimit'],
     // 21000 + 16 (one non-zero byte) + 4 (one zero byte) = 21020 (EIP-2028)
     [
       'a gas limit below intrinsic with calldata',

@@ -4,6 +4,7 @@
  * list for the serializer and the assembler, and the checks both the byte parser and the gRPC field
  * mapper apply.
  */
+import { UINT64_MAX } from '../../src/shared/encoding.js';
 import { CountersignError } from '../../src/shared/errors.js';
 import { decodeRlp, decodeUint, malformed, uintToBytes, type RlpInput, type RlpItem } from './rlp.js';
 import {
@@ -276,6 +277,8 @@ export function checkTransaction(tx: EthTransaction, fail: Fail): void {
   if (tx.chainId !== undefined && tx.chainId === 0n) throw fail('chain_id', 'must be positive');
   if (tx.type !== 'legacy' && tx.chainId === undefined) throw fail('chain_id', 'is required');
   if (tx.nonce > MAX_TX_NONCE) throw fail('nonce', 'must be below 2^64 - 1 (EIP-2681)');
+  // Every client keeps gas as a uint64: a wider limit never makes a valid transaction.
+  if (tx.gasLimit > UINT64_MAX) throw fail('gas_limit', 'must fit in 64 bits');
   if (
     tx.maxFeePerGas !== undefined &&
     tx.maxPriorityFeePerGas !== undefined &&

@@ -80,10 +80,16 @@ describe('transactionFromFields accepts', () => {
     ).toBeUndefined();
   });
 
-  it('uint256 max and the EIP-2681 nonce bound', () => {
+  it('uint256 max, the EIP-2681 nonce bound and a uint64 gas limit', () => {
     const max = ((1n << 256n) - 1n).toString();
-    const tx = transactionFromFields({ ...eip1559, value: max, nonce: ((1n << 64n) - 2n).toString() });
+    const tx = transactionFromFields({
+      ...eip1559,
+      value: max,
+      nonce: ((1n << 64n) - 2n).toString(),
+      gasLimit: ((1n << 64n) - 1n).toString(),
+    });
     expect(tx.value).toBe((1n << 256n) - 1n);
+    expect(tx.gasLimit).toBe((1n << 64n) - 1n);
   });
 
   it('authorization tuples at the EIP-7702 bounds (chain id 0, y-parity 255, nonce 2^64-1)', () => {
@@ -142,6 +148,12 @@ describe('transactionFromFields rejects', () => {
       'ethereum.nonce',
     ],
     ['a missing gas limit', { ...eip1559, gasLimit: '' }, 'FIELD_MISSING', 'ethereum.gas_limit'],
+    [
+      'a gas limit of 2^64',
+      { ...eip1559, gasLimit: (1n << 64n).toString() },
+      'FIELD_INVALID',
+      'ethereum.gas_limit',
+    ],
     ['gas_price on EIP-1559', { ...eip1559, gasPrice: '1' }, 'FIELD_INVALID', 'ethereum.gas_price'],
     [
       'a missing max fee on EIP-1559',

@@ -88,7 +88,7 @@ export function transactionFromFields(fields: EthTransactionFields): EthTransact
   const base = {
     chainId,
     nonce: required(fields.nonce, 'nonce', MAX_TX_NONCE),
-    gasLimit: required(fields.gasLimit, 'gas_limit'),
+    gasLimit: required(fields.gasLimit, 'gas_limit', UINT64_MAX),
     ...fees,
     to: fields.to === '' ? null : parseAddress(fields.to, `${P}.to`),
     value: optional(fields.value, 'value'),

@@ -14,7 +14,14 @@ import { uuidv7 } from '../ids.js';
 import { keccak_256 } from '../../shared/keccak.js';
 import { addressFromPublicKey, describeTransaction, parseAddress } from '../../../chains/ethereum/index.js';
 import { MAX_TX_NONCE, type EthTransaction } from '../../../chains/ethereum/types.js';
-import { bytesTo0x, hexToBytes, parseDecimal, UINT256_MAX, zeroize } from '../../shared/encoding.js';
+import {
+  bytesTo0x,
+  hexToBytes,
+  parseDecimal,
+  UINT256_MAX,
+  UINT64_MAX,
+  zeroize,
+} from '../../shared/encoding.js';
 import { CountersignError, invalid } from '../../shared/errors.js';
 import {
   batchGasFloor,
@@ -136,7 +143,7 @@ function parseSend(ctx: ActivityContext, p: Params, version: 1 | 2): ParsedSend 
       `${P}.nonce`,
       "a sponsored send is submitted with the sponsor's own nonce; order sponsored batches with gasStationNonce",
     );
-  const gasLimit = optDecimal(p, 'gasLimit', P, UINT256_MAX);
+  const gasLimit = optDecimal(p, 'gasLimit', P, UINT64_MAX);
   const only = calls[0];
   if (kind === 'DIRECT' && only !== undefined && gasLimit !== undefined && gasLimit < intrinsicGas(only.data))
     throw invalid(

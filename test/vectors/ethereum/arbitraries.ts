@@ -27,7 +27,7 @@ export const arbitraryTransaction: fc.Arbitrary<EthTransaction> = fc
     chainId: fc.bigInt({ min: 1n, max: U256 }),
     preEip155: fc.boolean(),
     nonce: uint((1n << 64n) - 2n),
-    gasLimit: uint(U256),
+    gasLimit: uint((1n << 64n) - 1n), // a uint64 in every client
     feeA: uint(U256),
     feeB: uint(U256),
     to: fc.option(address, { nil: null }),
