@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { fromRlp, toRlp, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
@@ -178,5 +179,39 @@ describe('RLP integers', () => {
 
   it('rejects a list where an integer is expected', () => {
     expect(() => decodeUint([], 'gas_limit')).toThrow('gas_limit: expected an integer, got a list');
+  });
+});
+
+/** ethereum/tests RLPTests (MIT, Copyright 2014 Ethereum Foundation), copied unchanged. */
+describe('ethereum/tests RLPTests', () => {
+  type In = string | number | In[];
+  const load = (name: string) =>
+    JSON.parse(
+      readFileSync(new URL(`../../test/vectors/ethereum/rlp/${name}`, import.meta.url), 'utf8'),
+    ) as Record<string, { in: In; out: string }>;
+  /** The suite's input notation: a string's bytes, an integer (`#` for a big one) in minimal bytes. */
+  function toInput(v: In): RlpInput {
+    if (Array.isArray(v)) return v.map(toInput);
+    if (typeof v === 'number') return uintToBytes(BigInt(v));
+    if (v.startsWith('#')) return uintToBytes(BigInt(v.slice(1)));
+    return new Uint8Array(Buffer.from(v, 'utf8'));
+  }
+  const valid = Object.entries(load('rlptest.json'));
+  const invalid = Object.entries(load('invalidRLPTest.json'));
+
+  it('holds both files', () => {
+    expect(valid.length).toBeGreaterThanOrEqual(28);
+    expect(invalid.length).toBeGreaterThanOrEqual(26);
+  });
+
+  it.each(valid)('encodes and decodes %s', (_, { in: input, out }) => {
+    const tree = toInput(input);
+    expect(`0x${hx(encodeRlp(tree))}`).toBe(out);
+    expect(toHexTree(decodeRlp(h(out.slice(2))))).toEqual(toHexTree(tree as RlpItem));
+  });
+
+  // Two of the invalid cases write their bytes without the 0x.
+  it.each(invalid)('refuses %s', (_, { out }) => {
+    expect(() => decodeRlp(h(out.replace(/^0x/, '')))).toThrow(CountersignError);
   });
 });
