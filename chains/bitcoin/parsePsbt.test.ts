@@ -146,6 +146,61 @@ describe('parsePsbt refusals', () => {
     }
   });
 
+  it('checks the script-path, preimage, merkle root, tap tree and xpub fields it keeps verbatim', () => {
+    const control = (levels: number, first = 0xc0) =>
+      Uint8Array.of(0x15, first, ...new Uint8Array(32 * (levels + 1)));
+    const leaf = (depth: number, version = 0xc0) => [depth, version, 1, 0x51];
+    const inputCases: [{ key: Uint8Array; value: Uint8Array }, string][] = [
+      [{ key: Uint8Array.of(0x14, ...new Uint8Array(64)), value: new Uint8Array(64) }, ''],
+      [{ key: Uint8Array.of(0x14, ...new Uint8Array(63)), value: new Uint8Array(64) }, 'tap_script_sig'],
+      [
+        { key: Uint8Array.of(0x14, ...new Uint8Array(64)), value: Uint8Array.of(...new Uint8Array(64), 0) },
+        'tap_script_sig',
+      ],
+      [{ key: control(0), value: Uint8Array.of(0x51, 0xc0) }, ''],
+      [{ key: control(128), value: Uint8Array.of(0x51, 0xc0) }, ''],
+      [{ key: control(129), value: Uint8Array.of(0x51, 0xc0) }, 'tap_leaf_script'],
+      [{ key: control(0).subarray(0, 33), value: Uint8Array.of(0x51, 0xc0) }, 'tap_leaf_script'],
+      [{ key: control(0, 0xc1), value: Uint8Array.of(0x51, 0xc2) }, 'leaf version differs'],
+      [{ key: control(0), value: Uint8Array.of() }, 'tap_leaf_script'],
+      [{ key: Uint8Array.of(0x18), value: new Uint8Array(31) }, 'tap_merkle_root'],
+      [{ key: Uint8Array.of(0x0a, ...new Uint8Array(32)), value: Uint8Array.of(1) }, 'ripemd160'],
+      [{ key: Uint8Array.of(0x0b, ...new Uint8Array(20)), value: Uint8Array.of(1) }, 'sha256'],
+      [{ key: Uint8Array.of(0x0c, ...new Uint8Array(20)), value: Uint8Array.of(1) }, ''],
+      [{ key: Uint8Array.of(0x0d, ...new Uint8Array(20)), value: Uint8Array.of(1) }, 'hash256'],
+    ];
+    for (const [entry, message] of inputCases) {
+      const bytes = editPsbt(fx.psbt, (m) => m.inputs[0]!.entries.push(entry));
+      if (message === '') expect(serializePsbt(parsePsbt(bytes))).toEqual(bytes);
+      else expectInvalid(bytes, message);
+    }
+    const treeCases: [number[], string][] = [
+      [leaf(0), ''],
+      [[...leaf(1), ...leaf(2), ...leaf(2)], ''],
+      [[...leaf(2), ...leaf(2), ...leaf(1)], ''],
+      [[], 'at least one leaf'],
+      [leaf(1), 'complete tree'],
+      [[...leaf(2), ...leaf(1), ...leaf(2)], 'complete tree'],
+      [[...leaf(0), ...leaf(0)], 'past a complete tree'],
+      [[...leaf(1, 0xc1), ...leaf(1)], 'is odd'],
+      [[...leaf(129), ...leaf(129)], 'over 128'],
+    ];
+    for (const [value, message] of treeCases) {
+      const bytes = editPsbt(fx.psbt, (m) =>
+        m.outputs[0]!.entries.push({ key: Uint8Array.of(0x06), value: Uint8Array.from(value) }),
+      );
+      if (message === '') expect(serializePsbt(parsePsbt(bytes))).toEqual(bytes);
+      else expectInvalid(bytes, message);
+    }
+    const xpub = (keyLength: number, value: Uint8Array) =>
+      editPsbt(fx.psbt, (m) =>
+        m.global.entries.push({ key: Uint8Array.of(0x01, ...new Uint8Array(keyLength)), value }),
+      );
+    expect(() => parsePsbt(xpub(78, new Uint8Array(12)))).not.toThrow();
+    expectInvalid(xpub(77, new Uint8Array(12)), 'global.xpub');
+    expectInvalid(xpub(78, new Uint8Array(6)), 'global.xpub');
+  });
+
   it('rejects a non-minimal CompactSize', () => {
     const bytes = Uint8Array.of(...fx.psbt.subarray(0, 5), 0xfd, 0x01, 0x00, ...fx.psbt.subarray(6));
     expectInvalid(bytes, 'not minimally encoded');

@@ -1,6 +1,6 @@
 import { ByteReader, malformed } from './bytes.js';
 import { parseTransaction } from './parseTransaction.js';
-import { assertUniqueKeys, decodeInput, decodeOutput, GLOBAL_V2_ONLY } from './psbtMaps.js';
+import { assertUniqueKeys, checkGlobalXpub, decodeInput, decodeOutput, GLOBAL_V2_ONLY } from './psbtMaps.js';
 import type { BitcoinTransaction, Psbt, PsbtEntry } from './types.js';
 
 /** "psbt" ‖ 0xff (BIP-174). */
@@ -37,6 +37,8 @@ export function parsePsbt(bytes: Uint8Array): Psbt {
     if (type === 0x00) {
       if (e.key.length !== 1) throw malformed('global.unsigned_tx', 'key must be the type byte alone');
       unsignedTx = parseTransaction(e.value, { field: 'global.unsigned_tx', allowWitness: false });
+    } else if (type === 0x01) {
+      checkGlobalXpub(e);
     } else if (type === 0xfb) {
       const vr = new ByteReader(e.value, 'global.version');
       if (e.key.length !== 1) throw malformed('global.version', 'key must be the type byte alone');

@@ -31,10 +31,20 @@ export const IN = {
   BIP32_DERIVATION: 0x06,
   FINAL_SCRIPTSIG: 0x07,
   FINAL_SCRIPTWITNESS: 0x08,
+  RIPEMD160: 0x0a,
+  SHA256: 0x0b,
+  HASH160: 0x0c,
+  HASH256: 0x0d,
   TAP_KEY_SIG: 0x13,
+  TAP_SCRIPT_SIG: 0x14,
+  TAP_LEAF_SCRIPT: 0x15,
   TAP_BIP32_DERIVATION: 0x16,
   TAP_INTERNAL_KEY: 0x17,
+  TAP_MERKLE_ROOT: 0x18,
 } as const;
+
+/** BIP-341: a control block is 33 + 32m bytes, m ≤ 128 (the depth of the script tree). */
+const TAPROOT_CONTROL_MAX_DEPTH = 128;
 
 /** BIP-370 (PSBTv2) input fields that must not appear in a version 0 PSBT. */
 const IN_V2_ONLY = new Set([0x0e, 0x0f, 0x10, 0x11, 0x12]);
@@ -88,6 +98,65 @@ function tapBip32Derivation(e: PsbtEntry, field: string): TapBip32Derivation {
   const leafHashes: Uint8Array[] = [];
   for (let i = 0; i < n; i++) leafHashes.push(r.bytes(32, 'leaf hash'));
   return { xOnlyPubkey: e.key.slice(1), leafHashes, ...readOrigin(r, field) };
+}
+
+/** BIP-341: 64 bytes for SIGHASH_DEFAULT, else 65 with a non-zero sighash type byte. */
+function schnorrSignature(value: Uint8Array, field: string): Uint8Array {
+  if (!(value.length === 64 || (value.length === 65 && value[64] !== 0))) {
+    throw malformed(field, 'must be a 64-byte signature or 65 bytes ending in a non-zero sighash type');
+  }
+  return value;
+}
+
+/** A hash preimage pair (BIP-174): the key carries the hash, so it is 1 + the hash's length. */
+function preimage(e: PsbtEntry, field: string, hashLength: number): void {
+  if (e.key.length !== 1 + hashLength) throw malformed(field, `key data must be the ${hashLength}-byte hash`);
+}
+
+/** PSBT_IN_TAP_LEAF_SCRIPT (BIP-371): key {control block}, value {script}{leaf version}. */
+function tapLeafScript(e: PsbtEntry, field: string): void {
+  const control = e.key.length - 1;
+  if (control < 33 || (control - 33) % 32 !== 0 || (control - 33) / 32 > TAPROOT_CONTROL_MAX_DEPTH) {
+    throw malformed(field, `control block must be 33 + 32m bytes with m at most 128, got ${control}`);
+  }
+  const version = e.value[e.value.length - 1];
+  if (version === undefined) throw malformed(field, 'value must be a script followed by its leaf version');
+  // The control block's first byte is the leaf version with the output key's parity in bit 0.
+  if (version !== ((e.key[1] as number) & 0xfe)) {
+    throw malformed(field, "leaf version differs from the control block's");
+  }
+}
+
+/**
+ * PSBT_OUT_TAP_TREE (BIP-371): {depth, leaf version, script} for every leaf, depth first, making a
+ * complete binary tree of depth at most 128.
+ */
+function tapTree(value: Uint8Array, field: string): void {
+  const r = new ByteReader(value, field);
+  if (r.remaining === 0) throw malformed(field, 'must hold at least one leaf');
+  // Leaves merge pairwise from the deepest; a complete tree leaves exactly the root.
+  const open: number[] = [];
+  while (r.remaining > 0) {
+    if (open.length === 1 && open[0] === 0) throw malformed(field, 'has leaves past a complete tree');
+    const depth = r.u8('depth');
+    if (depth > TAPROOT_CONTROL_MAX_DEPTH) throw malformed(field, `leaf depth ${depth} is over 128`);
+    const version = r.u8('leaf version');
+    if ((version & 1) !== 0) throw malformed(field, `leaf version 0x${version.toString(16)} is odd`);
+    r.varBytes('script');
+    let d = depth;
+    while (open.length > 0 && open[open.length - 1] === d && d > 0) {
+      open.pop();
+      d -= 1;
+    }
+    open.push(d);
+  }
+  if (!(open.length === 1 && open[0] === 0)) throw malformed(field, 'leaves do not make a complete tree');
+}
+
+/** PSBT_GLOBAL_XPUB (BIP-174): key {78-byte BIP-32 extended key}, value {key origin}. */
+export function checkGlobalXpub(e: PsbtEntry): void {
+  if (e.key.length !== 79) throw malformed('global.xpub', 'key data must be a 78-byte extended public key');
+  readOrigin(new ByteReader(e.value, 'global.xpub'), 'global.xpub');
 }
 
 function xOnly(e: PsbtEntry, field: string): Uint8Array {
@@ -194,13 +263,36 @@ export function decodeInput(entries: readonly PsbtEntry[], index: number, tx: Bi
       case IN.TAP_KEY_SIG: {
         const f = `${base}.tap_key_sig`;
         keyOnly(e, f);
-        // BIP-341: 64 bytes for SIGHASH_DEFAULT, else 65 with a non-zero type byte.
-        if (!(e.value.length === 64 || (e.value.length === 65 && e.value[64] !== 0))) {
-          throw malformed(f, 'must be a 64-byte signature or 65 bytes ending in a non-zero sighash type');
-        }
-        out.tapKeySig = e.value;
+        out.tapKeySig = schnorrSignature(e.value, f);
         break;
       }
+      case IN.TAP_SCRIPT_SIG: {
+        // Key data: the x-only key and the leaf hash it signs for.
+        const f = `${base}.tap_script_sig`;
+        if (e.key.length !== 65)
+          throw malformed(f, 'key data must be a 32-byte x-only key and a 32-byte leaf hash');
+        schnorrSignature(e.value, f);
+        break;
+      }
+      case IN.TAP_LEAF_SCRIPT:
+        tapLeafScript(e, `${base}.tap_leaf_script`);
+        break;
+      case IN.TAP_MERKLE_ROOT:
+        keyOnly(e, `${base}.tap_merkle_root`);
+        if (e.value.length !== 32) throw malformed(`${base}.tap_merkle_root`, 'must be 32 bytes');
+        break;
+      case IN.RIPEMD160:
+        preimage(e, `${base}.ripemd160`, 20);
+        break;
+      case IN.SHA256:
+        preimage(e, `${base}.sha256`, 32);
+        break;
+      case IN.HASH160:
+        preimage(e, `${base}.hash160`, 20);
+        break;
+      case IN.HASH256:
+        preimage(e, `${base}.hash256`, 32);
+        break;
       case IN.TAP_BIP32_DERIVATION:
         out.tapBip32Derivations.push(tapBip32Derivation(e, `${base}.tap_bip32_derivation`));
         break;
@@ -210,7 +302,7 @@ export function decodeInput(entries: readonly PsbtEntry[], index: number, tx: Bi
       default:
         if (IN_V2_ONLY.has(type))
           throw malformed(base, `key type 0x${type.toString(16)} is PSBTv2-only (BIP-370)`);
-      // Unknown, proprietary (0xfc) and not-decoded known types (tap scripts, preimages) stay verbatim.
+      // Unknown and proprietary (0xfc) types stay verbatim, as do the checked known ones not decoded.
     }
   }
   const input = tx.inputs[index];
@@ -258,6 +350,10 @@ export function decodeOutput(entries: readonly PsbtEntry[], index: number): Psbt
         break;
       case 0x05:
         out.tapInternalKey = xOnly(e, `${base}.tap_internal_key`);
+        break;
+      case 0x06:
+        keyOnly(e, `${base}.tap_tree`);
+        tapTree(e.value, `${base}.tap_tree`);
         break;
       case 0x07:
         out.tapBip32Derivations.push(tapBip32Derivation(e, `${base}.tap_bip32_derivation`));
