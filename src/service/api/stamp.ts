@@ -123,7 +123,12 @@ export function derToCompactLowS(der: Uint8Array): Uint8Array | undefined {
     if (der[off] !== 0x02) return undefined;
     const len = der[off + 1];
     if (len === undefined || len === 0 || len > 33 || off + 2 + len > der.length) return undefined;
-    ints.push(bytesToBigint(der.subarray(off + 2, off + 2 + len)));
+    const int = der.subarray(off + 2, off + 2 + len);
+    // DER integers are signed and minimal: no high bit on the first byte (that is a negative
+    // number), and a leading zero only where the next byte has its high bit set.
+    if ((int[0] as number) & 0x80) return undefined;
+    if (int[0] === 0 && (len === 1 || ((int[1] as number) & 0x80) === 0)) return undefined;
+    ints.push(bytesToBigint(int));
     off += 2 + len;
   }
   if (off !== der.length) return undefined;
