@@ -1,6 +1,6 @@
 /**
  * The test vectors of BIP-174 (PSBT) and BIP-371 (its taproot fields), extracted by
- * test/vectors/bitcoin/extractPsbtVectors.ts: every invalid PSBT is refused with the field named,
+ * test/vectors/bitcoin/extractBipVectors.ts: every invalid PSBT is refused with the field named,
  * every valid one parses and serializes back to the same bytes, and no key a signer-check case
  * names gets a signature planned.
  */
