@@ -182,7 +182,7 @@ describe('RLP integers', () => {
   });
 });
 
-/** ethereum/tests RLPTests (MIT, Copyright 2014 Ethereum Foundation), copied unchanged. */
+/** ethereum/tests RLPTests at 4c87ebbf02 (MIT, Copyright 2014 Ethereum Foundation), copied unchanged. */
 describe('ethereum/tests RLPTests', () => {
   type In = string | number | In[];
   const load = (name: string) =>
