@@ -145,6 +145,8 @@ export type EthereumTransaction = Message<"countersign.v1.EthereumTransaction"> 
   data: Uint8Array;
 
   /**
+   * Decimal, below 2^64 (every client keeps gas as a uint64).
+   *
    * @generated from field: string gas_limit = 8;
    */
   gasLimit: string;
@@ -504,6 +506,8 @@ export type TempoTransaction = Message<"countersign.v1.TempoTransaction"> & {
   nonceKey: string;
 
   /**
+   * Decimal, below 2^64.
+   *
    * @generated from field: string gas_limit = 5;
    */
   gasLimit: string;
@@ -1415,7 +1419,7 @@ export type SendEthTransactionRequest = Message<"countersign.v1.SendEthTransacti
   nonce: string;
 
   /**
-   * Decimal; empty: estimated.
+   * Decimal, below 2^64; empty: estimated.
    *
    * @generated from field: string gas_limit = 8;
    */
