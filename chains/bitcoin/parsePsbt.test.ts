@@ -8,6 +8,7 @@ import {
   encodePsbt,
   hex,
   mixedFixture,
+  PUB_A,
   toHex,
   type Maps,
 } from '../../test/vectors/bitcoin/vectors.js';
@@ -192,13 +193,13 @@ describe('parsePsbt refusals', () => {
       if (message === '') expect(serializePsbt(parsePsbt(bytes))).toEqual(bytes);
       else expectInvalid(bytes, message);
     }
-    const xpub = (keyLength: number, value: Uint8Array) =>
-      editPsbt(fx.psbt, (m) =>
-        m.global.entries.push({ key: Uint8Array.of(0x01, ...new Uint8Array(keyLength)), value }),
-      );
-    expect(() => parsePsbt(xpub(78, new Uint8Array(12)))).not.toThrow();
-    expectInvalid(xpub(77, new Uint8Array(12)), 'global.xpub');
-    expectInvalid(xpub(78, new Uint8Array(6)), 'global.xpub');
+    const xpub = (keyData: Uint8Array, value: Uint8Array) =>
+      editPsbt(fx.psbt, (m) => m.global.entries.push({ key: Uint8Array.of(0x01, ...keyData), value }));
+    const serialized = Uint8Array.of(...new Uint8Array(45), ...PUB_A); // BIP-32: 45 bytes, then the key
+    expect(() => parsePsbt(xpub(serialized, new Uint8Array(12)))).not.toThrow();
+    expectInvalid(xpub(new Uint8Array(78), new Uint8Array(12)), 'global.xpub'); // its key is no point
+    expectInvalid(xpub(serialized, new Uint8Array(6)), 'global.xpub');
+    expectInvalid(xpub(serialized.subarray(1), new Uint8Array(12)), 'global.xpub');
   });
 
   it('rejects a non-minimal CompactSize', () => {

@@ -156,6 +156,8 @@ function tapTree(value: Uint8Array, field: string): void {
 /** PSBT_GLOBAL_XPUB (BIP-174): key {78-byte BIP-32 extended key}, value {key origin}. */
 export function checkGlobalXpub(e: PsbtEntry): void {
   if (e.key.length !== 79) throw malformed('global.xpub', 'key data must be a 78-byte extended public key');
+  // BIP-32 serialization: version 4, depth 1, parent fingerprint 4, child number 4, chain code 32, key 33.
+  secPubkey(e.key.subarray(46), 'global.xpub');
   readOrigin(new ByteReader(e.value, 'global.xpub'), 'global.xpub');
 }
 
