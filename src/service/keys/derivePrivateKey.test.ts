@@ -1,7 +1,10 @@
 import { HDKey } from '@scure/bip32';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createBase58check } from '@scure/base';
 import vectors from '../../../test/vectors/keys/slip10.json' with { type: 'json' };
+import leadingZeros from '../../../test/vectors/keys/bip32-leading-zeros.json' with { type: 'json' };
+import { sha256 } from '../../shared/sha256.js';
 import { bytesToHex, hexToBytes } from '../../shared/encoding.js';
 import { CountersignError } from '../../shared/errors.js';
 import { derivePrivateKey, isCurve, parseDerivationPath, publicKeyOf } from './index.js';
@@ -23,6 +26,21 @@ describe('derivePrivateKey (BIP-32 / SLIP-10 vectors)', () => {
         });
       }
     });
+  }
+});
+
+describe('derivePrivateKey (BIP-32 test vectors 3 and 4: leading zeros retained)', () => {
+  // BIP-32 serialization: version 4, depth 1, fingerprint 4, child 4, chain code 32, key 33.
+  const keyOf = (extended: string) => createBase58check(sha256).decode(extended).subarray(45);
+  for (const v of leadingZeros.vectors) {
+    for (const c of v.chains) {
+      it(`${v.name}: derives ${c.path}`, () => {
+        const path = c.path.replace(/H/g, "'");
+        const key = derivePrivateKey(hex(v.seed), 'CURVE_SECP256K1', path, 'path');
+        expect(bytesToHex(Uint8Array.of(0, ...key))).toBe(bytesToHex(keyOf(c.xprv)));
+        expect(bytesToHex(publicKeyOf('CURVE_SECP256K1', key))).toBe(bytesToHex(keyOf(c.xpub)));
+      });
+    }
   }
 });
 

@@ -4,7 +4,9 @@
  *   BSD-2-Clause: each case's name and its PSBT in base64, grouped as the BIPs group them —
  *   invalid, valid, and (BIP-174) valid PSBTs a signer must refuse to sign;
  * - `segwit-addresses.json`: BIP-350's (BSD-2-Clause) valid segwit addresses v0–v16 with the
- *   scriptPubKey each pays to, and its invalid ones with the reason.
+ *   scriptPubKey each pays to, and its invalid ones with the reason;
+ * - `../keys/bip32-leading-zeros.json`: BIP-32's (BSD-2-Clause) test vectors 3 and 4, which catch a
+ *   derivation that drops a key's leading zero bytes: the seed and each chain's extended keys.
  *
  *   node --import tsx test/vectors/bitcoin/extractBipVectors.ts <bips checkout> [commit]
  *
@@ -88,3 +90,38 @@ writeFileSync(
   )}\n`,
 );
 console.log(`${addresses.valid.length} valid and ${addresses.invalid.length} invalid segwit addresses`);
+
+/** BIP-32 test vectors 3 and 4: `Seed (hex): …`, then `* Chain m/0<sub>H</sub>` with `** ext prv: …`. */
+function bip32LeadingZeros(): { name: string; seed: string; chains: { path: string; xpub: string; xprv: string }[] }[] {
+  const text = readFileSync(join(root, 'bip-0032.mediawiki'), 'utf8');
+  const out: { name: string; seed: string; chains: { path: string; xpub: string; xprv: string }[] }[] = [];
+  for (const n of [3, 4]) {
+    const start = text.indexOf(`===Test vector ${n}===`);
+    const section = text.slice(start, text.indexOf('\n===', start + 1));
+    const seed = /Seed \(hex\): ([0-9a-f]+)/.exec(section)?.[1];
+    if (seed === undefined) throw new Error(`BIP-32 test vector ${n}: no seed`);
+    const chains: { path: string; xpub: string; xprv: string }[] = [];
+    for (const block of section.split('\n* Chain ').slice(1)) {
+      const path = (block.split('\n')[0] as string).replace(/<sub>H<\/sub>/g, 'H').trim();
+      const xpub = /\*\* ext pub: (\w+)/.exec(block)?.[1];
+      const xprv = /\*\* ext prv: (\w+)/.exec(block)?.[1];
+      if (xpub === undefined || xprv === undefined) throw new Error(`BIP-32 test vector ${n} ${path}: no keys`);
+      chains.push({ path, xpub, xprv });
+    }
+    out.push({ name: `BIP-32 test vector ${n}`, seed, chains });
+  }
+  return out;
+}
+const bip32 = bip32LeadingZeros();
+writeFileSync(
+  new URL('../keys/bip32-leading-zeros.json', import.meta.url),
+  `${JSON.stringify(
+    {
+      _comment: `BIP-32 (BSD-2-Clause) test vectors 3 and 4 (leading zeros retained) from bitcoin/bips at ${commit}. Written by test/vectors/bitcoin/extractBipVectors.ts.`,
+      vectors: bip32,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`BIP-32 test vectors 3 and 4: ${bip32.map((v) => v.chains.length).join(' and ')} chains`);
