@@ -9,7 +9,8 @@ import {
   validator,
 } from '../../test/vectors/bitcoin/vectors.js';
 import { applySignatures } from './applySignatures.js';
-import { fee, MAX_MONEY, policyFee } from './fee.js';
+import { fee, policyFee } from './fee.js';
+import { MAX_MONEY } from './types.js';
 import { parsePsbt } from './parsePsbt.js';
 import { serializePsbt } from './serializePsbt.js';
 import { signingPlan } from './signingPlan.js';

@@ -3,10 +3,7 @@ import { invalid } from '../../src/shared/errors.js';
 import { isValidPublicKey } from '../../src/shared/secp256k1.js';
 import { keyScripts } from './keyScripts.js';
 import { spentOutput, spentOutputOrUndefined } from './spentOutput.js';
-import type { Psbt, SignableScriptType } from './types.js';
-
-/** Bitcoin's whole supply in satoshis: no amount, and so no fee, can be more. */
-export const MAX_MONEY = 2_100_000_000_000_000n;
+import { MAX_MONEY, type Psbt, type SignableScriptType } from './types.js';
 
 /** Satoshis paid in fees: sum of the spent outputs (from the PSBT's UTXO fields) minus sum of the outputs. */
 export function fee(psbt: Psbt): bigint {

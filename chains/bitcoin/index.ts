@@ -17,7 +17,7 @@ export type {
 } from './types.js';
 export type { BitcoinSigner } from './signingPlan.js';
 export type { ScriptType } from './script.js';
-export { BITCOIN_NETWORKS, SIGHASH_ALL, SIGHASH_DEFAULT } from './types.js';
+export { BITCOIN_NETWORKS, MAX_MONEY, SIGHASH_ALL, SIGHASH_DEFAULT } from './types.js';
 export { parseTransaction } from './parseTransaction.js';
 export { serializeTransaction } from './serializeTransaction.js';
 export { txid } from './txid.js';
@@ -35,7 +35,7 @@ export { finalizeAndExtract } from './finalizeAndExtract.js';
 export { assertFinalizable } from './assertFinalizable.js';
 export { planSignatures } from './planSignatures.js';
 export { inRequest, type RequestFields } from './inRequest.js';
-export { fee, MAX_MONEY, policyFee } from './fee.js';
+export { fee, policyFee } from './fee.js';
 export { describeTransaction } from './describeTransaction.js';
 export { addressFromScript } from './addressFromScript.js';
 export { parseAddress } from './parseAddress.js';

@@ -108,6 +108,14 @@ function schnorrSignature(value: Uint8Array, field: string): Uint8Array {
   return value;
 }
 
+/** The hash-preimage input fields: the field's name and the length of the hash its key carries. */
+const PREIMAGES: Readonly<Record<number, readonly [string, number]>> = {
+  [IN.RIPEMD160]: ['ripemd160', 20],
+  [IN.SHA256]: ['sha256', 32],
+  [IN.HASH160]: ['hash160', 20],
+  [IN.HASH256]: ['hash256', 32],
+};
+
 /** A hash preimage pair (BIP-174): the key carries the hash, so it is 1 + the hash's length. */
 function preimage(e: PsbtEntry, field: string, hashLength: number): void {
   if (e.key.length !== 1 + hashLength) throw malformed(field, `key data must be the ${hashLength}-byte hash`);
@@ -284,17 +292,13 @@ export function decodeInput(entries: readonly PsbtEntry[], index: number, tx: Bi
         if (e.value.length !== 32) throw malformed(`${base}.tap_merkle_root`, 'must be 32 bytes');
         break;
       case IN.RIPEMD160:
-        preimage(e, `${base}.ripemd160`, 20);
-        break;
       case IN.SHA256:
-        preimage(e, `${base}.sha256`, 32);
-        break;
       case IN.HASH160:
-        preimage(e, `${base}.hash160`, 20);
+      case IN.HASH256: {
+        const [name, hashLength] = PREIMAGES[type] as [string, number];
+        preimage(e, `${base}.${name}`, hashLength);
         break;
-      case IN.HASH256:
-        preimage(e, `${base}.hash256`, 32);
-        break;
+      }
       case IN.TAP_BIP32_DERIVATION:
         out.tapBip32Derivations.push(tapBip32Derivation(e, `${base}.tap_bip32_derivation`));
         break;

@@ -33,14 +33,9 @@ describe('BIP-174 and BIP-371 test vectors', () => {
   });
 
   it.each(named(vectors.invalid))('refuses %s', (_, c) => {
-    let error: unknown;
-    try {
-      parsePsbt(bytes(c));
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(CountersignError);
-    expect((error as CountersignError).code).toBe('BITCOIN_MALFORMED_PSBT');
+    expect(() => parsePsbt(bytes(c))).toThrow(
+      expect.objectContaining({ constructor: CountersignError, code: 'BITCOIN_MALFORMED_PSBT' }),
+    );
   });
 
   it.each(named([...vectors.valid, ...vectors.signerRefuses]))('parses and re-serializes %s', (_, c) => {
