@@ -210,6 +210,65 @@ describe('SQLite durability off the JavaScript thread', () => {
   });
 });
 
+describe('a write that finds the write lock taken (the checkpointer restarting the WAL, another process)', () => {
+  let dir: string;
+  let path: string;
+  let other: Database.Database;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cs-busy-'));
+    path = join(dir, 'service.db');
+  });
+  afterEach(() => {
+    if (other?.open) other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Another connection to the store's file that holds the write lock until `release()`. */
+  function holdWriteLock(): () => void {
+    other = new Database(path);
+    other.prepare('BEGIN IMMEDIATE').run();
+    return () => other.prepare('COMMIT').run();
+  }
+
+  it('waits without holding the thread, and commits once the lock is free', async () => {
+    const store = openSqliteStore(path);
+    try {
+      const org = await insertOrganization(store);
+      const release = holdWriteLock();
+      // The lock is released from a timer on this same thread: a write whose BEGIN slept in
+      // SQLite's busy handler would hold the thread until its busy timeout ran out, and fail.
+      const events: string[] = [];
+      setTimeout(() => {
+        events.push('released');
+        release();
+      }, 50);
+      await store.write(async (tx) => await tx.insertPolicy(policy(org, 'after')));
+      events.push('written');
+      expect(events).toEqual(['released', 'written']);
+      expect((await store.listPolicies(org)).map((p) => p.name)).toEqual(['after']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails with SQLITE_BUSY once busyTimeoutMs has passed, leaving nothing written; the next write goes through', async () => {
+    const store = openSqliteStore(path, { busyTimeoutMs: 100 });
+    try {
+      const org = await insertOrganization(store);
+      const release = holdWriteLock();
+      await expect(
+        store.write(async (tx) => await tx.insertPolicy(policy(org, 'refused'))),
+      ).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      release();
+      await store.write(async (tx) => await tx.insertPolicy(policy(org, 'kept')));
+      expect((await store.listPolicies(org)).map((p) => p.name)).toEqual(['kept']);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('the WAL under a steady stream of commits', () => {
   it('is started over once it passes walRestartBytes, so it does not grow with the load', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-wal-'));
