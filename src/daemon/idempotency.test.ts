@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdempotencyStore } from './idempotency.js';
 
@@ -29,13 +30,13 @@ describe('IdempotencyStore', () => {
     const path = dbPath();
     const a = new IdempotencyStore(path);
     expect((await a.claim(claim('first'))).replayed).toBe(false);
-    a.close();
+    await a.close();
     const b = new IdempotencyStore(path);
     const again = await b.claim(claim('second'));
     expect(again.replayed).toBe(true);
     expect(new TextDecoder().decode(again.body)).toBe('first');
     expect(again.activityName).toBe('sign_transaction');
-    b.close();
+    await b.close();
   });
 
   it('refuses a different request under a used key with IDEMPOTENCY_KEY_CONFLICT', async () => {
@@ -44,7 +45,7 @@ describe('IdempotencyStore', () => {
     await expect(store.claim(claim('other', 2))).rejects.toThrow(
       expect.objectContaining({ code: 'IDEMPOTENCY_KEY_CONFLICT', field: 'idempotency_key' }),
     );
-    store.close();
+    await store.close();
   });
 
   it('keeps keys apart per organization and method', async () => {
@@ -52,6 +53,28 @@ describe('IdempotencyStore', () => {
     await store.claim(claim('first'));
     expect((await store.claim({ ...claim('x', 2), organizationId: 'org2' })).replayed).toBe(false);
     expect((await store.claim({ ...claim('x', 2), method: 'SignMessage' })).replayed).toBe(false);
-    store.close();
+    await store.close();
+  });
+
+  it('a claim that finds the write lock taken (the checkpointer restarting the WAL) waits without holding the thread', async () => {
+    const path = dbPath();
+    const store = new IdempotencyStore(path);
+    const other = new Database(path);
+    try {
+      other.prepare('BEGIN IMMEDIATE').run();
+      // Released from a timer on this thread: a claim that slept in SQLite's busy handler would hold
+      // the thread until its busy timeout ran out, and fail.
+      const events: string[] = [];
+      setTimeout(() => {
+        events.push('released');
+        other.prepare('COMMIT').run();
+      }, 50);
+      expect((await store.claim(claim('first'))).replayed).toBe(false);
+      events.push('claimed');
+      expect(events).toEqual(['released', 'claimed']);
+    } finally {
+      other.close();
+      await store.close();
+    }
   });
 });

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../shared/privateFile.js';
 import { WalSync } from '../shared/walSync.js';
+import { startWalCheckpointer, writeLockTaker, type WalCheckpointer } from '../shared/walCheckpointer.js';
 import { equalBytes } from '../shared/encoding.js';
 import { CountersignError } from '../shared/errors.js';
 
@@ -36,10 +37,20 @@ interface Row {
   body: Buffer;
 }
 
+export interface IdempotencyStoreOptions {
+  /** How often the WAL is checkpointed (default 250 ms). */
+  readonly checkpointIntervalMs?: number;
+  /** The WAL size past which it is started over (default 16 MiB). */
+  readonly walRestartBytes?: number;
+}
+
 /** The SQLite table of idempotency keys and the bodies recorded under them. */
 export class IdempotencyStore {
   readonly #db: Database.Database;
   readonly #sync: WalSync;
+  readonly #checkpointer: WalCheckpointer | undefined;
+  /** Runs a transaction without sleeping on the gRPC thread while the checkpointer restarts the WAL. */
+  readonly #locked: <T>(fn: () => T) => Promise<T>;
   readonly #insert: Database.Statement<[string, string, string, Buffer, string, Buffer, number]>;
   readonly #select: Database.Statement<[string, string, string], Row>;
   readonly #claim: Database.Transaction<(c: IdempotencyClaim) => ClaimedBody>;
@@ -51,7 +62,7 @@ export class IdempotencyStore {
     ) => Uint8Array
   >;
 
-  constructor(path: string) {
+  constructor(path: string, options: IdempotencyStoreOptions = {}) {
     if (path !== ':memory:') ensurePrivateDatabaseFile(path);
     this.#db = new Database(path);
     // WAL, and each claim durable before the submit it precedes (a body lost to a power loss
@@ -72,6 +83,13 @@ export class IdempotencyStore {
       ) WITHOUT ROWID`);
     this.#sync = new WalSync(path);
     if (this.#sync.enabled) this.#db.pragma('synchronous = NORMAL');
+    // Checkpointed on a thread of its own: SQLite's automatic checkpoint would run inside every
+    // ~500th claim, on the gRPC thread.
+    this.#checkpointer = startWalCheckpointer(this.#db, path, {
+      intervalMs: options.checkpointIntervalMs,
+      restartBytes: options.walRestartBytes ?? 16 * 1024 * 1024,
+    });
+    this.#locked = writeLockTaker(this.#db, 5000);
     this.#insert = this.#db.prepare(
       `INSERT INTO idempotency_keys
          (organization_id, method, idempotency_key, request_hash, activity_name, body, created_at_ms)
@@ -128,7 +146,7 @@ export class IdempotencyStore {
     stale: Uint8Array,
     fresh: Uint8Array,
   ): Promise<Uint8Array> {
-    const body = this.#refresh.immediate(key, stale, fresh);
+    const body = await this.#locked(() => this.#refresh.immediate(key, stale, fresh));
     this.#sync.committed();
     await this.#sync.durable();
     return body;
@@ -139,13 +157,14 @@ export class IdempotencyStore {
    * resolves once what it returns is on disk (a body another request recorded included).
    */
   async claim(c: IdempotencyClaim): Promise<ClaimedBody> {
-    const claimed = this.#claim.immediate(c);
+    const claimed = await this.#locked(() => this.#claim.immediate(c));
     if (!claimed.replayed) this.#sync.committed();
     await this.#sync.durable();
     return claimed;
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.#checkpointer?.stop();
     this.#db.close();
     this.#sync.close();
   }

@@ -484,7 +484,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
   } catch (cause) {
     clearInterval(healthTimer);
     tls?.close();
-    idempotency.close();
+    await idempotency.close();
     throw new CountersignError('CONFIG_INVALID', `grpcListen: cannot listen on ${opts.listen}`, {
       field: 'grpcListen',
       cause,
@@ -536,7 +536,7 @@ export async function startDaemon(opts: StartDaemonOptions): Promise<RunningDaem
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
         server.forceShutdown();
         tls?.close();
-        idempotency.close();
+        await idempotency.close();
         log.info({ address }, 'gRPC signer stopped');
       })();
       return closing;

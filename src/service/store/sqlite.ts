@@ -10,11 +10,10 @@
  * guarantee without blocking the thread that runs the requests (`syncInline` may have a wait
  * synced on this thread when no other request waits for it).
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { WalSync } from '../../shared/walSync.js';
+import { startWalCheckpointer, writeLockTaker } from '../../shared/walCheckpointer.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import { sqliteConn, sqliteConnOf, type Conn } from './conn.js';
@@ -40,48 +39,6 @@ interface QueuedWrite {
  * lone request is not held back: a batch takes what is queued when the writer is free.
  */
 const MAX_BATCH = 32;
-
-const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3');
-
-// Runs on its own thread with its own connection: PASSIVE checkpoints copy the WAL into the
-// database file without blocking writers, so no commit ever pays for a checkpoint. Under a steady
-// stream of commits a PASSIVE checkpoint never finds the WAL fully copied when a writer begins, so
-// the writer never starts the WAL over and the file grows without end (14 MB/s at 64 calls in
-// flight). Once the WAL holds more than `restartBytes`, a RESTART checkpoint makes the next writer
-// start it over, and journal_size_limit then cuts the file back.
-//
-// A RESTART holds the writer out while it copies the last frames and syncs the database file, and
-// SQLite syncs that file only after a checkpoint that copied the whole WAL: every page the passive
-// checkpoints wrote since the last RESTART was still to be flushed inside it (6–13 ms under load,
-// once a second at 1,600 calls a second). So those pages are fdatasync'ed first, with the writer
-// running, and the RESTART is left the last few (1–2 ms). It never waits holding the writer's lock
-// (busy timeout 0): when the writer or a reader is in the way it tries again shortly, and at the
-// next turn after a few tries.
-const CHECKPOINTER = `
-const { workerData, parentPort } = require('node:worker_threads');
-const { closeSync, fdatasyncSync, openSync } = require('node:fs');
-const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('synchronous = FULL');
-const pageSize = db.pragma('page_size', { simple: true });
-db.pragma('busy_timeout = 0');
-const file = openSync(workerData.path, 'r');
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const checkpoint = () => {
-  try {
-    const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (passive === undefined || passive.log * pageSize <= workerData.restartBytes) return;
-    fdatasyncSync(file);
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const [restart] = db.pragma('wal_checkpoint(RESTART)');
-      if (restart === undefined || restart.busy === 0) return;
-      Atomics.wait(pause, 0, 0, 0.5);
-    }
-  } catch {}
-};
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => { clearInterval(timer); closeSync(file); db.close(); parentPort.close(); });
-`;
 
 export interface SqliteStoreOptions {
   /** Checkpoint the WAL from a background thread instead of inside commits (default true). */
@@ -117,22 +74,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // in-memory database has no file to sync and keeps FULL (which is a no-op there).
   const sync = new WalSync(path, observeStoreSync, options.syncInline); // --- operability --- (observeStoreSync)
   if (sync.enabled) db.pragma('synchronous = NORMAL');
-  let checkpointer: Worker | undefined;
-  if (options.backgroundCheckpoint ?? true) {
-    db.pragma('wal_autocheckpoint = 0');
-    const restartBytes = options.walRestartBytes ?? 64 * 1024 * 1024;
-    db.pragma(`journal_size_limit = ${restartBytes}`);
-    checkpointer = new Worker(CHECKPOINTER, {
-      eval: true,
-      workerData: {
-        module: BETTER_SQLITE3,
-        path,
-        intervalMs: options.checkpointIntervalMs ?? 250,
-        restartBytes,
-      },
-    });
-    checkpointer.unref();
-  }
+  const checkpointer =
+    (options.backgroundCheckpoint ?? true)
+      ? startWalCheckpointer(db, path, {
+          intervalMs: options.checkpointIntervalMs,
+          restartBytes: options.walRestartBytes,
+        })
+      : undefined;
 
   const conn = sqliteConn(db);
   const parts = storeParts(conn);
@@ -159,30 +107,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // Read once per turn of the event loop by the read cache (db.pragma would prepare it each time).
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
 
-  // BEGIN IMMEDIATE takes the write lock. When another connection holds it (the checkpointer's
-  // RESTART for a millisecond or two, or another process), SQLite's busy handler would sleep on
-  // this thread in steps of 1, 2, 5, 10 ms and more, stalling every request the thread runs (12–25
-  // ms once a second under load). Instead the BEGIN alone runs without the busy timeout, and a
-  // batch that finds the lock taken tries again after a timer while the thread goes on with other
-  // work, until the busy timeout has passed.
-  const noWait = db.prepare('PRAGMA busy_timeout = 0');
-  const wait = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-  const beginWrite = async (): Promise<void> => {
-    const deadline = performance.now() + busyTimeoutMs;
-    for (;;) {
-      noWait.run();
-      try {
-        begin.run();
-        return;
-      } catch (e) {
-        const busy = e instanceof Database.SqliteError && e.code.startsWith('SQLITE_BUSY');
-        if (!busy || performance.now() >= deadline) throw e;
-      } finally {
-        wait.run();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  };
+  // BEGIN IMMEDIATE without sleeping on this thread while the checkpointer restarts the WAL.
+  const takeWriteLock = writeLockTaker(db, busyTimeoutMs);
+  const beginWrite = () => takeWriteLock(() => begin.run());
 
   type Outcome = { ok: boolean; value: unknown };
 
@@ -320,13 +247,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       flush();
       await running;
       await sync.durable().catch(() => undefined);
-      if (checkpointer !== undefined) {
-        const stopped = new Promise((resolve) => checkpointer?.once('exit', resolve));
-        // Unref'd while running so it never keeps a process alive; held while we wait for it.
-        checkpointer.ref();
-        checkpointer.postMessage('stop');
-        await stopped;
-      }
+      await checkpointer?.stop();
       readDb.close();
       db.pragma('wal_checkpoint(TRUNCATE)');
       sync.close();

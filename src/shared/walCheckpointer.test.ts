@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
+
+/** Resolves once `done()` holds; a guard of 20 s against a hang, not a speed check. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** `n` rows of 4,000 bytes (a page each) in one commit. */
+const insertPages = (db: Database.Database, n: number) =>
+  db
+    .prepare(
+      'WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?) INSERT INTO t SELECT randomblob(4000) FROM s',
+    )
+    .run(n);
+
+describe('the WAL checkpointed on a thread of its own', () => {
+  let dir: string;
+  let path: string;
+  let db: Database.Database;
+  let checkpointer: WalCheckpointer | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cs-ckpt-'));
+    path = join(dir, 'x.db');
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (v BLOB)');
+  });
+  afterEach(async () => {
+    await checkpointer?.stop();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('turns the connection’s own checkpoints off, and the thread copies the WAL into the database file', async () => {
+    checkpointer = startWalCheckpointer(db, path, { intervalMs: 10 });
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // 8 MiB in one commit: 2,000 pages in the WAL, twice what SQLite checkpoints at by default.
+    const before = statSync(path).size;
+    insertPages(db, 2000);
+    expect(statSync(path).size).toBe(before);
+    await until(() => statSync(path).size > 8_000_000);
+  });
+
+  it('starts the WAL over once it passes restartBytes, and it is cut back to that size', async () => {
+    const restartBytes = 256 * 1024;
+    checkpointer = startWalCheckpointer(db, path, { intervalMs: 10, restartBytes });
+    insertPages(db, 2000);
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(8_000_000);
+    // The next commit after the restart writes from the WAL's start, and the file is truncated.
+    await until(() => {
+      db.prepare('INSERT INTO t VALUES (randomblob(100))').run();
+      return statSync(`${path}-wal`).size <= restartBytes;
+    });
+  });
+
+  it('gives the connection its own checkpoints back if the thread fails', async () => {
+    // The thread cannot open a file that is not there.
+    checkpointer = startWalCheckpointer(db, join(dir, 'missing', 'x.db'));
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await until(() => db.pragma('wal_autocheckpoint', { simple: true }) === 1000);
+    await checkpointer?.stop();
+    await checkpointer?.stop(); // twice is harmless
+  });
+
+  it('has nothing to do for an in-memory database', () => {
+    const memory = new Database(':memory:');
+    try {
+      expect(startWalCheckpointer(memory, ':memory:')).toBeUndefined();
+      expect(memory.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      memory.close();
+    }
+  });
+});
