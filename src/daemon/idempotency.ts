@@ -89,6 +89,7 @@ export class IdempotencyStore {
       intervalMs: options.checkpointIntervalMs,
       restartBytes: options.walRestartBytes ?? 16 * 1024 * 1024,
     });
+    // better-sqlite3's default busy timeout, which the connection keeps for everything else.
     this.#locked = writeLockTaker(this.#db, 5000);
     this.#insert = this.#db.prepare(
       `INSERT INTO idempotency_keys
