@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../shared/privateFile.js';
 import { WalSync } from '../shared/walSync.js';
-import { startWalCheckpointer, writeLockTaker, type WalCheckpointer } from '../shared/walCheckpointer.js';
+import { busyRetrier, startWalCheckpointer, type WalCheckpointer } from '../shared/walCheckpointer.js';
 import { equalBytes } from '../shared/encoding.js';
 import { CountersignError } from '../shared/errors.js';
 
@@ -50,7 +50,7 @@ export class IdempotencyStore {
   readonly #sync: WalSync;
   readonly #checkpointer: WalCheckpointer | undefined;
   /** Runs a transaction without sleeping on the gRPC thread while the checkpointer restarts the WAL. */
-  readonly #locked: <T>(fn: () => T) => Promise<T>;
+  readonly #locked: <T>(fn: () => T) => T | Promise<T>;
   readonly #insert: Database.Statement<[string, string, string, Buffer, string, Buffer, number]>;
   readonly #select: Database.Statement<[string, string, string], Row>;
   readonly #claim: Database.Transaction<(c: IdempotencyClaim) => ClaimedBody>;
@@ -89,8 +89,11 @@ export class IdempotencyStore {
       intervalMs: options.checkpointIntervalMs,
       restartBytes: options.walRestartBytes ?? 16 * 1024 * 1024,
     });
-    // better-sqlite3's default busy timeout, which the connection keeps for everything else.
-    this.#locked = writeLockTaker(this.#db, 5000);
+    // Its statements all run in the two transactions below, which find the write lock taken while
+    // the checkpointer restarts the WAL: they run again after a timer rather than sleep on the gRPC
+    // thread, for as long as better-sqlite3's default busy timeout (5 s) would have waited.
+    this.#db.pragma('busy_timeout = 0');
+    this.#locked = busyRetrier(5000);
     this.#insert = this.#db.prepare(
       `INSERT INTO idempotency_keys
          (organization_id, method, idempotency_key, request_hash, activity_name, body, created_at_ms)

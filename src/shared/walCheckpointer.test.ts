@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
+import { busyRetrier, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
 
 /** Resolves once `done()` holds; a guard of 20 s against a hang, not a speed check. */
 async function until(done: () => boolean): Promise<void> {
@@ -80,5 +80,42 @@ describe('the WAL checkpointed on a thread of its own', () => {
     } finally {
       memory.close();
     }
+  });
+});
+
+describe('a statement that finds a lock taken', () => {
+  const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+
+  it('runs at once when nothing is locked: the value itself, no promise', () => {
+    expect(busyRetrier(5000)(() => 42)).toBe(42);
+  });
+
+  it('runs again after a timer while the thread goes on, until it goes through', async () => {
+    let tries = 0;
+    const events: string[] = [];
+    const result = busyRetrier(5000)(() => {
+      tries++;
+      if (tries < 3) throw busy();
+      events.push('ran');
+      return 'done';
+    });
+    expect(result).toBeInstanceOf(Promise);
+    events.push('thread free');
+    expect(await result).toBe('done');
+    expect(tries).toBe(3);
+    expect(events).toEqual(['thread free', 'ran']);
+  });
+
+  it('fails with SQLITE_BUSY once the budget has passed, and at once on any other error', async () => {
+    await expect(
+      busyRetrier(30)(() => {
+        throw busy();
+      }),
+    ).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(() =>
+      busyRetrier(5000)(() => {
+        throw Object.assign(new Error('constraint'), { code: 'SQLITE_CONSTRAINT' });
+      }),
+    ).toThrow('constraint');
   });
 });

@@ -51,13 +51,23 @@ export const b = (v: boolean): number => (v ? 1 : 0);
 
 /**
  * A SQLite connection whose statements come from `statementOf(sql)`: a function that answers the
- * better-sqlite3 statement to run each time (prepared once, on first use).
+ * better-sqlite3 statement to run each time (prepared once, on first use). `runner`, if given,
+ * runs each statement (e.g. again later when it finds a lock taken).
  */
-export function sqliteConnOf(statementOf: (sql: string) => () => Database.Statement): Conn {
+export function sqliteConnOf(
+  statementOf: (sql: string) => () => Database.Statement,
+  runner?: <T>(run: () => T) => T | Promise<T>,
+): Conn {
   return {
     dialect: 'sqlite',
     prepare(sql) {
       const stmt = statementOf(sql);
+      if (runner !== undefined)
+        return {
+          get: async (...a) => (await runner(() => stmt().get(...a))) as Row | undefined,
+          all: async (...a) => (await runner(() => stmt().all(...a))) as Row[],
+          run: async (...a) => ({ changes: (await runner(() => stmt().run(...a))).changes }),
+        };
       return {
         get: async (...a) => stmt().get(...a) as Row | undefined,
         all: async (...a) => stmt().all(...a) as Row[],

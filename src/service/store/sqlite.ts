@@ -13,7 +13,7 @@
 import Database from 'better-sqlite3';
 import { ensurePrivateDatabaseFile } from '../../shared/privateFile.js';
 import { WalSync } from '../../shared/walSync.js';
-import { startWalCheckpointer, writeLockTaker } from '../../shared/walCheckpointer.js';
+import { busyRetrier, startWalCheckpointer } from '../../shared/walCheckpointer.js';
 import { MIGRATIONS } from './schema.js';
 import { observeStoreSync, observeStoreWrite } from '../../observability/metrics.js'; // --- operability ---
 import { sqliteConn, sqliteConnOf, type Conn } from './conn.js';
@@ -87,8 +87,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // Reads outside a write see the last committed state, never the rows of a batch that is still
   // open (and may yet roll back) on the writer: see readConn.
   const readDb = new Database(path, { readonly: true, fileMustExist: true });
-  readDb.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  const readParts = storeParts(readConn(db, readDb));
+  // From here a statement that finds a lock taken (the checkpointer restarting the WAL) is run
+  // again after a timer instead of sleeping on this thread (see busyRetrier).
+  db.pragma('busy_timeout = 0');
+  readDb.pragma('busy_timeout = 0');
+  const onBusy = busyRetrier(busyTimeoutMs);
+  const readParts = storeParts(readConn(db, readDb, onBusy));
   const tx = parts.tx;
   let queue: QueuedWrite[] = [];
   let scheduled = false;
@@ -107,9 +111,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // Read once per turn of the event loop by the read cache (db.pragma would prepare it each time).
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
 
-  // BEGIN IMMEDIATE without sleeping on this thread while the checkpointer restarts the WAL.
-  const takeWriteLock = writeLockTaker(db, busyTimeoutMs);
-  const beginWrite = () => takeWriteLock(() => begin.run());
+  /** BEGIN IMMEDIATE; a promise only when it found the write lock taken and waits for it. */
+  const beginWrite = (): Promise<unknown> | undefined => {
+    const begun = onBusy(() => begin.run());
+    return begun instanceof Promise ? begun : undefined;
+  };
 
   type Outcome = { ok: boolean; value: unknown };
 
@@ -119,7 +125,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const runIsolated = async (batch: QueuedWrite[]): Promise<Outcome[]> => {
     const outcomes: Outcome[] = [];
     const alone = batch.length === 1;
-    await beginWrite();
+    const waiting = beginWrite();
+    if (waiting !== undefined) await waiting;
     for (const w of batch) {
       if (!alone) savepoint.run();
       try {
@@ -142,7 +149,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // back whole and undefined says to run it again with savepoints.
   const runBare = async (batch: QueuedWrite[]): Promise<Outcome[] | undefined> => {
     const outcomes: Outcome[] = [];
-    await beginWrite();
+    const waiting = beginWrite();
+    if (waiting !== undefined) await waiting;
     for (const w of batch) {
       try {
         outcomes.push({ ok: true, value: await w.fn(tx) });
@@ -164,7 +172,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       outcomes = (bare ? await runBare(batch) : undefined) ?? (await runIsolated(batch));
       const committing = process.hrtime.bigint(); // --- operability ---
       if (db.inTransaction) {
-        commit.run();
+        const committed = onBusy(() => commit.run());
+        if (committed instanceof Promise) await committed;
         sync.committed();
       }
       observeStoreWrite(began, committing); // --- operability ---
@@ -249,6 +258,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       await sync.durable().catch(() => undefined);
       await checkpointer?.stop();
       readDb.close();
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('wal_checkpoint(TRUNCATE)');
       sync.close();
       db.close();
@@ -267,7 +277,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
  * a pread apiece). A statement that could write is refused here, as the read-only connection
  * would refuse it.
  */
-export function readConn(writer: Database.Database, reader: Database.Database): Conn {
+export function readConn(
+  writer: Database.Database,
+  reader: Database.Database,
+  onBusy?: <T>(run: () => T) => T | Promise<T>,
+): Conn {
   return sqliteConnOf((sql) => {
     let onWriter: Database.Statement | undefined;
     let onReader: Database.Statement | undefined;
@@ -280,7 +294,7 @@ export function readConn(writer: Database.Database, reader: Database.Database): 
       }
       return onWriter;
     };
-  });
+  }, onBusy);
 }
 
 function migrate(db: Database.Database): void {
