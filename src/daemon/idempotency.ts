@@ -92,8 +92,7 @@ export class IdempotencyStore {
     // Its statements all run in the two transactions below, which find the write lock taken while
     // the checkpointer restarts the WAL: they run again after a timer rather than sleep on the gRPC
     // thread, for as long as better-sqlite3's default busy timeout (5 s) would have waited.
-    this.#db.pragma('busy_timeout = 0');
-    this.#locked = busyRetrier(5000);
+    this.#locked = busyRetrier(5000, this.#db);
     this.#insert = this.#db.prepare(
       `INSERT INTO idempotency_keys
          (organization_id, method, idempotency_key, request_hash, activity_name, body, created_at_ms)

@@ -110,9 +110,10 @@ function isBusy(e: unknown): boolean {
 }
 
 /**
- * For a connection on a thread that serves requests, whose busy timeout is set to 0: runs `fn` (a
- * statement), and when it finds a lock taken runs it again after a 1 ms timer, until
- * `busyTimeoutMs` has passed; then it fails with SQLITE_BUSY, as a busy timeout would have.
+ * For connections on a thread that serves requests: sets their busy timeout to 0, and answers the
+ * function to run their statements through. It runs `fn` (a statement), and when that finds a lock
+ * taken runs it again after a 1 ms timer, until `busyTimeoutMs` has passed; then it fails with
+ * SQLITE_BUSY, as a busy timeout would have.
  *
  * The checkpointer's RESTART holds the write lock for a millisecond or two. While it does, SQLite's
  * busy handler would sleep on the calling thread in steps of 1, 2, 5, 10 ms and more, and stall
@@ -125,7 +126,11 @@ function isBusy(e: unknown): boolean {
  * call ~3% of its latency (measured interleaved). `fn` must change nothing when it fails (a
  * statement or a transaction that rolls back).
  */
-export function busyRetrier(busyTimeoutMs: number): <T>(fn: () => T) => T | Promise<T> {
+export function busyRetrier(
+  busyTimeoutMs: number,
+  ...connections: Database.Database[]
+): <T>(fn: () => T) => T | Promise<T> {
+  for (const db of connections) db.pragma('busy_timeout = 0');
   const again = async <T>(fn: () => T): Promise<T> => {
     const deadline = performance.now() + busyTimeoutMs;
     for (;;) {

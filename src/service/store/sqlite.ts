@@ -89,9 +89,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const readDb = new Database(path, { readonly: true, fileMustExist: true });
   // From here a statement that finds a lock taken (the checkpointer restarting the WAL) is run
   // again after a timer instead of sleeping on this thread (see busyRetrier).
-  db.pragma('busy_timeout = 0');
-  readDb.pragma('busy_timeout = 0');
-  const onBusy = busyRetrier(busyTimeoutMs);
+  const onBusy = busyRetrier(busyTimeoutMs, db, readDb);
   const readParts = storeParts(readConn(db, readDb, onBusy));
   const tx = parts.tx;
   let queue: QueuedWrite[] = [];
