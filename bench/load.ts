@@ -1,13 +1,17 @@
 /**
- * A gRPC load generator over node:http2 (no grpc-js on the client side, ~10x cheaper per call), in
- * two shapes: closed loop (N calls always in flight) and open loop (call i sent at t0 + i/rate,
- * whatever the server is doing, at most `maxInFlight` at once — latency then includes queueing as a
- * steady stream of callers sees it, and is measured from the time the call was due, so a call sent
- * late, by the generator's 1 ms tick or for the in-flight cap, counts its wait too). Each call gets
- * its own body from `body(i)`, so no two calls are the same request (identical bodies would be
- * answered from the service's fingerprint cache).
+ * A gRPC load generator in two shapes: closed loop (N calls always in flight) and open loop (call i
+ * sent at t0 + i/rate, whatever the server is doing, at most `maxInFlight` at once — latency then
+ * includes queueing as a steady stream of callers sees it, and is measured from the time the call
+ * was due, so a call sent late, by the generator's 1 ms tick or for the in-flight cap, counts its
+ * wait too). Each call gets its own body from `body(i)`, so no two calls are the same request
+ * (identical bodies would be answered from the service's fingerprint cache).
+ *
+ * The client is HTTP/2 framed by hand (h2client.ts), which spends a fraction of node:http2's CPU a
+ * call: the generator shares the two cores with the server it measures. BENCH_CLIENT=node-http2
+ * sends the same calls through node:http2 instead (the client of stops 24–43), to compare.
  */
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import { H2GrpcClient, type UnaryCallback } from './h2client.js';
 
 export type LoadShape =
   { kind: 'closed'; concurrency: number } | { kind: 'open'; rate: number; maxInFlight: number };
@@ -31,10 +35,9 @@ export async function runLoad(opts: {
   /** Called for each successful call with its response message (the gRPC frame's payload). */
   onOk?: (i: number, message: Buffer, startedMs: number) => void;
 }): Promise<LoadResult> {
-  const sessions: ClientHttp2Session[] = Array.from({ length: opts.connections }, () =>
-    connect(`http://${opts.authority}`),
+  const conns = await Promise.all(
+    Array.from({ length: opts.connections }, () => openConnection(opts.authority, opts.path)),
   );
-  await Promise.all(sessions.map((s) => new Promise((r) => s.once('connect', r))));
   const latencies: number[] = [];
   let sent = 0;
   let ok = 0;
@@ -49,35 +52,18 @@ export async function runLoad(opts: {
       const start = due ?? performance.now();
       const i = sent++;
       inFlight++;
-      const req = (sessions[i % sessions.length] as ClientHttp2Session).request({
-        [constants.HTTP2_HEADER_METHOD]: 'POST',
-        [constants.HTTP2_HEADER_PATH]: opts.path,
-        'content-type': 'application/grpc',
-        te: 'trailers',
-      });
-      let status = '';
-      req.on('response', (h) => {
-        if (h['grpc-status'] !== undefined) status = String(h['grpc-status']);
-      });
-      req.on('trailers', (t) => (status = String(t['grpc-status'] ?? '')));
-      const chunks: Buffer[] = [];
       const onOk = opts.onOk;
-      req.on('data', onOk === undefined ? () => {} : (c: Buffer) => chunks.push(c));
-      req.on('close', () => {
+      (conns[i % conns.length] as Connection).call(opts.body(i), (status, message) => {
         inFlight--;
         if (status === '0') {
           ok++;
           latencies.push(performance.now() - start);
-          // One unary answer: a 5-byte prefix (compressed flag, length), then the message.
-          const frame = onOk === undefined ? undefined : Buffer.concat(chunks);
-          if (onOk !== undefined && frame !== undefined && frame.length >= 5)
-            onOk(i, frame.subarray(5, 5 + frame.readUInt32BE(1)), start);
+          if (onOk !== undefined && message !== undefined) onOk(i, message, start);
         } else failed++;
         if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
         else if (performance.now() >= deadline) stopped = true;
         if (stopped && inFlight === 0) done();
       });
-      req.end(opts.body(i));
     };
     if (opts.shape.kind === 'closed') {
       for (let k = 0; k < opts.shape.concurrency; k++) fire();
@@ -98,7 +84,46 @@ export async function runLoad(opts: {
     tick();
   });
   const seconds = (performance.now() - t0) / 1000;
-  for (const s of sessions) s.close();
+  for (const c of conns) c.close();
   latencies.sort((a, b) => a - b);
   return { sent, ok, failed, seconds, latencies };
+}
+
+/** One connection's unary calls: `frame` is a gRPC length-prefixed request. */
+interface Connection {
+  call(frame: Buffer, done: UnaryCallback): void;
+  close(): void;
+}
+
+async function openConnection(authority: string, path: string): Promise<Connection> {
+  if (process.env.BENCH_CLIENT !== 'node-http2') {
+    const client = await H2GrpcClient.connect(authority);
+    return { call: (frame, done) => client.unary(path, frame, done), close: () => client.close() };
+  }
+  const session: ClientHttp2Session = connect(`http://${authority}`);
+  await new Promise((r) => session.once('connect', r));
+  return {
+    call(frame, done) {
+      const req = session.request({
+        [constants.HTTP2_HEADER_METHOD]: 'POST',
+        [constants.HTTP2_HEADER_PATH]: path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      let status = '';
+      req.on('response', (h) => {
+        if (h['grpc-status'] !== undefined) status = String(h['grpc-status']);
+      });
+      req.on('trailers', (t) => (status = String(t['grpc-status'] ?? '')));
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('close', () => {
+        // One unary answer: a 5-byte prefix (compressed flag, length), then the message.
+        const frame = Buffer.concat(chunks);
+        done(status, frame.length >= 5 ? frame.subarray(5, 5 + frame.readUInt32BE(1)) : undefined);
+      });
+      req.end(frame);
+    },
+    close: () => session.close(),
+  };
 }

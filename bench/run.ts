@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: gRPC SignTransaction (EIP-1559) through `countersign serve` on the embedded
  * default, full path (gRPC → daemon → stamped request → service → sign → store → verify), driven by
- * a raw HTTP/2 load generator (bench/load.ts) whose own CPU cost per call is measured and printed;
+ * a load generator (bench/load.ts, HTTP/2 framed by hand in bench/h2client.ts) whose own CPU cost
+ * per call is measured and printed;
  * and, in the same run, viem's in-process `privateKeyToAccount(...).signTransaction` loop, and
  * one line of calls made one after another through a plain `@grpc/grpc-js` client.
  * Every call signs a different transaction (its own nonce), so nothing is answered from the

@@ -1,0 +1,139 @@
+/**
+ * The bench's load generator (bench/load.ts) and its hand-framed HTTP/2 client (bench/h2client.ts)
+ * against a real `serve`: every call it counts as a success must be one the daemon answered with
+ * grpc-status 0 and a transaction signed by the requested account, and a call the daemon refuses
+ * must count as a failure. The node:http2 client (BENCH_CLIENT=node-http2) is held to the same.
+ * Nothing here reads a rate or a latency.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recoverTransactionAddress, type TransactionSerialized } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { H2GrpcClient } from '../bench/h2client.js';
+import { runLoad } from '../bench/load.js';
+import { ethereumRequest, frame, MODE, signerProto } from '../bench/requests.js';
+import { startServe, type ServeProcess } from './helpers/serve.js';
+
+const PATH = '/countersign.v1.Signer/SignTransaction';
+const Response = signerProto.lookupType('countersign.v1.SignTransactionResponse');
+
+let dir: string;
+let serve: ServeProcess;
+let eth: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'countersign-bench-load-'));
+  serve = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
+  const account = serve.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM');
+  if (account === undefined) throw new Error('the default wallet has no Ethereum account');
+  eth = account.address;
+}, 120_000);
+
+afterAll(async () => {
+  serve?.proc.kill('SIGTERM');
+  await serve?.exited;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The signer the response's signed transaction recovers to (viem, not the daemon's code). */
+async function signerOf(message: Buffer): Promise<string> {
+  const res = Response.toObject(Response.decode(message), { bytes: Buffer }) as {
+    signedTransaction: Buffer;
+    signer: string;
+  };
+  const recovered = await recoverTransactionAddress({
+    serializedTransaction: `0x${res.signedTransaction.toString('hex')}` as TransactionSerialized,
+  });
+  expect(res.signer.toLowerCase()).toBe(recovered.toLowerCase());
+  return recovered;
+}
+
+describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client) => {
+  let saved: string | undefined;
+  beforeAll(() => {
+    saved = process.env.BENCH_CLIENT;
+    process.env.BENCH_CLIENT = client;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.BENCH_CLIENT;
+    else process.env.BENCH_CLIENT = saved;
+  });
+
+  it('counts a call as done only with grpc-status 0 and a transaction signed by the account', async () => {
+    let nonce = client === 'lean' ? 0 : 1_000_000;
+    const messages: Buffer[] = [];
+    const r = await runLoad({
+      authority: serve.ready.grpc,
+      path: PATH,
+      body: () => ethereumRequest(eth, MODE.SIGN_TRANSACTION, nonce++),
+      shape: { kind: 'closed', concurrency: 16 },
+      seconds: 1,
+      connections: 2,
+      onOk: (_i, message) => messages.push(message),
+    });
+    expect(r.failed).toBe(0);
+    expect(r.ok).toBeGreaterThan(0);
+    expect(r.sent).toBe(r.ok);
+    expect(r.latencies).toHaveLength(r.ok);
+    expect(messages).toHaveLength(r.ok);
+    for (const m of messages) expect((await signerOf(m)).toLowerCase()).toBe(eth.toLowerCase());
+  }, 60_000);
+
+  it('counts a refused call as failed (an unknown signer)', async () => {
+    const unknown = '0x000000000000000000000000000000000000dead';
+    let n = client === 'lean' ? 0 : 1_000_000;
+    const r = await runLoad({
+      authority: serve.ready.grpc,
+      path: PATH,
+      body: () => ethereumRequest(unknown, MODE.SIGN_TRANSACTION, n++),
+      shape: { kind: 'open', rate: 50, maxInFlight: 8 },
+      seconds: 0.5,
+      connections: 1,
+    });
+    expect(r.sent).toBeGreaterThan(0);
+    expect(r.ok).toBe(0);
+    expect(r.failed).toBe(r.sent);
+  }, 60_000);
+});
+
+describe('H2GrpcClient', () => {
+  it('sends a request larger than a frame and the initial window, and reads its answer', async () => {
+    const client = await H2GrpcClient.connect(serve.ready.grpc);
+    try {
+      // 200 KiB of calldata: thirteen DATA frames, past the 64 KiB a connection starts with.
+      const big = frame({
+        signWith: eth,
+        mode: MODE.SIGN_TRANSACTION,
+        ethereum: {
+          type: 3,
+          chainId: '31337',
+          nonce: '7',
+          to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+          value: '0',
+          data: Buffer.alloc(200 * 1024, 0xab),
+          gasLimit: '30000000',
+          maxFeePerGas: '2000000000',
+          maxPriorityFeePerGas: '1000000000',
+        },
+      });
+      const { status, message } = await new Promise<{ status: string; message: Buffer | undefined }>(
+        (resolve) => client.unary(PATH, big, (status, message) => resolve({ status, message })),
+      );
+      expect(status).toBe('0');
+      expect(message).toBeDefined();
+      expect((await signerOf(message as Buffer)).toLowerCase()).toBe(eth.toLowerCase());
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it('answers every call with a failure once the connection is gone', async () => {
+    const client = await H2GrpcClient.connect(serve.ready.grpc);
+    client.close();
+    const status = await new Promise<string>((resolve) =>
+      client.unary(PATH, ethereumRequest(eth, MODE.SIGN_TRANSACTION, 99), (s) => resolve(s)),
+    );
+    expect(status).toBe('');
+  });
+});
