@@ -5,9 +5,12 @@
  * must count as a failure. The node:http2 client (BENCH_CLIENT=node-http2) is held to the same.
  * Nothing here reads a rate or a latency.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { recoverTransactionAddress, type TransactionSerialized } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H2GrpcClient } from '../bench/h2client.js';
@@ -136,4 +139,22 @@ describe('H2GrpcClient', () => {
     );
     expect(status).toBe('');
   });
+});
+
+describe('bench/clients.ts', () => {
+  it('runs both clients against one serve and prints their figures, with no call failed', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/clients.ts'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, BENCH_CLIENTS_SLICES: '1', BENCH_CLIENTS_IN_FLIGHT: '8' },
+      timeout: 120_000,
+    });
+    for (const client of ['lean', 'node-http2']) {
+      expect(stdout).toMatch(
+        new RegExp(
+          `^${client}: \\d+/s \\(0 failed\\); server \\d+ µs CPU/call, client \\d+ µs CPU/call; ms p50 [\\d.]+ p90 [\\d.]+ p99 [\\d.]+$`,
+          'm',
+        ),
+      );
+    }
+  }, 120_000);
 });
