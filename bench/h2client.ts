@@ -64,12 +64,15 @@ function header(length: number, type: number, flags: number, id: number): Buffer
   return h;
 }
 
+/** One whole frame: its 9-byte header, then `payload`. */
+export function h2Frame(type: number, flags: number, id: number, payload: Buffer): Buffer {
+  return Buffer.concat([header(payload.length, type, flags, id), payload]);
+}
+
 function windowUpdate(id: number, increment: number): Buffer {
-  const f = header(4, WINDOW_UPDATE, 0, id);
-  return Buffer.concat([
-    f,
-    Buffer.from([increment >>> 24, (increment >>> 16) & 0xff, (increment >>> 8) & 0xff, increment & 0xff]),
-  ]);
+  const p = Buffer.allocUnsafe(4);
+  p.writeUInt32BE(increment, 0);
+  return h2Frame(WINDOW_UPDATE, 0, id, p);
 }
 
 export class H2GrpcClient {
@@ -94,6 +97,8 @@ export class H2GrpcClient {
   #out: Buffer[] = [];
   #flushQueued = false;
   #closed: Error | undefined;
+  /** Whether the server's first SETTINGS came (its stream window is then known). */
+  #settled = false;
   /** The buffered bytes of a frame not yet whole. */
   #pending: Buffer | undefined;
 
@@ -161,7 +166,13 @@ export class H2GrpcClient {
     while (this.#waiting.length > 0 && this.#streams.size < this.#maxStreams) {
       const call = this.#waiting[0] as Call;
       const size = call.payload.length;
-      // A request is small: it is sent whole, once both windows have room for it.
+      // A request is sent whole, once both windows have room for it; one larger than a stream's
+      // window (known once the server's SETTINGS came) never would be, so it fails at once.
+      if (this.#settled && size > this.#streamWindow) {
+        this.#waiting.shift();
+        setImmediate(call.done, '', undefined);
+        continue;
+      }
       if (size > this.#sendWindow || size > this.#streamWindow) return;
       this.#waiting.shift();
       const id = this.#nextId;
@@ -261,6 +272,7 @@ export class H2GrpcClient {
             this.#streamWindow = value;
           } else if (key === 0x5) this.#maxFrame = value;
         }
+        this.#settled = true;
         this.#write(header(0, SETTINGS, ACK, 0));
         return;
       case PING:
@@ -276,7 +288,8 @@ export class H2GrpcClient {
           this.#streams.delete(sid);
           s.done('', undefined);
         }
-        this.#maxStreams = 0; // no new streams on this connection
+        // No new stream on this connection: the calls waiting for one, and any later, fail.
+        this.#fail(new Error('the server sent GOAWAY'), false);
         return;
       }
       default:
@@ -301,11 +314,11 @@ export class H2GrpcClient {
     s.done(s.status, message);
   }
 
-  #fail(e: Error): void {
-    if (this.#closed !== undefined) return;
-    this.#closed = e;
-    const streams = [...this.#streams.values()];
-    this.#streams.clear();
+  /** No call starts after this; the open streams fail too unless `streamsToo` is false (GOAWAY). */
+  #fail(e: Error, streamsToo = true): void {
+    if (this.#closed === undefined) this.#closed = e;
+    const streams = streamsToo ? [...this.#streams.values()] : [];
+    if (streamsToo) this.#streams.clear();
     const waiting = this.#waiting.splice(0);
     for (const s of streams) s.done('', undefined);
     for (const c of waiting) c.done('', undefined);

@@ -7,13 +7,14 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { recoverTransactionAddress, type TransactionSerialized } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { H2GrpcClient } from '../bench/h2client.js';
+import { H2GrpcClient, h2Frame } from '../bench/h2client.js';
 import { runLoad } from '../bench/load.js';
 import { ethereumRequest, frame, MODE, signerProto } from '../bench/requests.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -100,26 +101,30 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
   }, 60_000);
 });
 
+/** 200 KiB of calldata: thirteen DATA frames, past the 64 KiB a connection starts with. */
+function bigRequest(nonce: number): Buffer {
+  return frame({
+    signWith: eth,
+    mode: MODE.SIGN_TRANSACTION,
+    ethereum: {
+      type: 3,
+      chainId: '31337',
+      nonce: String(nonce),
+      to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+      value: '0',
+      data: Buffer.alloc(200 * 1024, 0xab),
+      gasLimit: '30000000',
+      maxFeePerGas: '2000000000',
+      maxPriorityFeePerGas: '1000000000',
+    },
+  });
+}
+
 describe('H2GrpcClient', () => {
   it('sends a request larger than a frame and the initial window, and reads its answer', async () => {
     const client = await H2GrpcClient.connect(serve.ready.grpc);
     try {
-      // 200 KiB of calldata: thirteen DATA frames, past the 64 KiB a connection starts with.
-      const big = frame({
-        signWith: eth,
-        mode: MODE.SIGN_TRANSACTION,
-        ethereum: {
-          type: 3,
-          chainId: '31337',
-          nonce: '7',
-          to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-          value: '0',
-          data: Buffer.alloc(200 * 1024, 0xab),
-          gasLimit: '30000000',
-          maxFeePerGas: '2000000000',
-          maxPriorityFeePerGas: '1000000000',
-        },
-      });
+      const big = bigRequest(7);
       const { status, message } = await new Promise<{ status: string; message: Buffer | undefined }>(
         (resolve) => client.unary(PATH, big, (status, message) => resolve({ status, message })),
       );
@@ -130,6 +135,46 @@ describe('H2GrpcClient', () => {
       client.close();
     }
   }, 60_000);
+
+  /** A bare TCP server that answers the preface with `frames` (SETTINGS, GOAWAY...) and nothing else. */
+  async function frameServer(frames: Buffer): Promise<Server> {
+    const server = createServer((socket) => {
+      socket.once('data', () => socket.write(frames));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server;
+  }
+  const call = (client: H2GrpcClient, body: Buffer) =>
+    new Promise<string>((resolve) => client.unary(PATH, body, (s) => resolve(s)));
+
+  it('fails the calls a GOAWAY leaves without a stream, and every later one', async () => {
+    const server = await frameServer(
+      Buffer.concat([h2Frame(0x4, 0, 0, Buffer.alloc(0)), h2Frame(0x7, 0, 0, Buffer.alloc(8))]),
+    );
+    const client = await H2GrpcClient.connect(`127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      expect(await call(client, ethereumRequest(eth, MODE.SIGN_TRANSACTION, 1))).toBe('');
+      expect(await call(client, ethereumRequest(eth, MODE.SIGN_TRANSACTION, 2))).toBe('');
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it('fails a request larger than the stream window the server allows', async () => {
+    const settings = Buffer.alloc(6);
+    settings.writeUInt16BE(0x4, 0); // INITIAL_WINDOW_SIZE
+    settings.writeUInt32BE(100_000, 2); // below the request, above the 64 KiB it first waits for
+    const server = await frameServer(h2Frame(0x4, 0, 0, settings));
+    const client = await H2GrpcClient.connect(`127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      expect(await call(client, bigRequest(8))).toBe('');
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
 
   it('answers every call with a failure once the connection is gone', async () => {
     const client = await H2GrpcClient.connect(serve.ready.grpc);
