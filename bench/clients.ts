@@ -81,10 +81,12 @@ try {
     const sum = sums.get(client) as Sum;
     const l = (latencies.get(client) as number[]).sort((a, b) => a - b);
     const calls = Math.max(1, sum.ok + sum.failed);
+    const perCall = (us: number) => (us / calls).toFixed(0);
+    const ms = (p: number) => percentile(l, p).toFixed(3);
     console.log(
-      `${client}: ${(sum.ok / sum.s).toFixed(0)}/s (${sum.failed} failed); server ${(sum.serverUs / calls).toFixed(0)} µs ` +
-        `CPU/call, client ${(sum.clientUs / calls).toFixed(0)} µs CPU/call; ms p50 ` +
-        `${percentile(l, 50).toFixed(3)} p90 ${percentile(l, 90).toFixed(3)} p99 ${percentile(l, 99).toFixed(3)}`,
+      `${client}: ${(sum.ok / sum.s).toFixed(0)}/s (${sum.failed} failed); ` +
+        `server ${perCall(sum.serverUs)} µs CPU/call, client ${perCall(sum.clientUs)} µs CPU/call; ` +
+        `ms p50 ${ms(50)} p90 ${ms(90)} p99 ${ms(99)}`,
     );
   }
 } finally {
