@@ -49,7 +49,7 @@ describe('the WAL checkpointed on a thread of its own', () => {
     const before = statSync(path).size;
     insertPages(db, 2000);
     expect(statSync(path).size).toBe(before);
-    await checkpointer.stop();
+    await checkpointer?.stop();
     checkpointer = startWalCheckpointer(db, path, { intervalMs: 10 });
     await until(() => statSync(path).size > 8_000_000);
   });
