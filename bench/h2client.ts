@@ -17,23 +17,26 @@
  * RST_STREAM and GOAWAY. Not a general client: no TLS, no streaming calls, no compression.
  */
 import { connect, type Socket } from 'node:net';
+import {
+  CONTINUATION,
+  DATA,
+  FLAG_ACK,
+  FLAG_END_HEADERS,
+  FLAG_END_STREAM,
+  FLAG_PADDED,
+  FLAG_PRIORITY,
+  GOAWAY,
+  HEADERS,
+  MAX_WINDOW,
+  PING,
+  PREFACE,
+  RST_STREAM,
+  SETTINGS,
+  WINDOW_UPDATE,
+  frame,
+} from '../src/daemon/h2/frames.js';
 import { encodeHeaders, HpackDecoder } from '../src/daemon/h2/hpack.js';
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-const DATA = 0x0;
-const HEADERS = 0x1;
-const RST_STREAM = 0x3;
-const SETTINGS = 0x4;
-const PING = 0x6;
-const GOAWAY = 0x7;
-const WINDOW_UPDATE = 0x8;
-const CONTINUATION = 0x9;
-const END_STREAM = 0x1;
-const ACK = 0x1;
-const END_HEADERS = 0x4;
-const PADDED = 0x8;
-const PRIORITY = 0x20;
-const MAX_WINDOW = 0x7fffffff;
 const DEFAULT_WINDOW = 65_535;
 
 /** The outcome of one call: grpc-status as sent ('' when none came) and the response message. */
@@ -55,24 +58,10 @@ interface Stream {
   data: Buffer[];
 }
 
-function header(length: number, type: number, flags: number, id: number): Buffer {
-  const h = Buffer.allocUnsafe(9);
-  h.writeUIntBE(length, 0, 3);
-  h[3] = type;
-  h[4] = flags;
-  h.writeUInt32BE(id, 5);
-  return h;
-}
-
-/** One whole frame: its 9-byte header, then `payload`. */
-export function h2Frame(type: number, flags: number, id: number, payload: Buffer): Buffer {
-  return Buffer.concat([header(payload.length, type, flags, id), payload]);
-}
-
 function windowUpdate(id: number, increment: number): Buffer {
   const p = Buffer.allocUnsafe(4);
   p.writeUInt32BE(increment, 0);
-  return h2Frame(WINDOW_UPDATE, 0, id, p);
+  return frame(WINDOW_UPDATE, 0, id, p);
 }
 
 export class H2GrpcClient {
@@ -127,7 +116,7 @@ export class H2GrpcClient {
         settings.writeUInt32BE(0, 2);
         settings.writeUInt16BE(0x4, 6); // INITIAL_WINDOW_SIZE
         settings.writeUInt32BE(MAX_WINDOW, 8);
-        client.#write(PREFACE, header(settings.length, SETTINGS, 0, 0), settings);
+        client.#write(PREFACE, frame(SETTINGS, 0, 0, settings));
         client.#write(windowUpdate(0, MAX_WINDOW - DEFAULT_WINDOW));
         resolve(client);
       });
@@ -179,13 +168,10 @@ export class H2GrpcClient {
       this.#nextId += 2;
       this.#sendWindow -= size;
       this.#streams.set(id, { done: call.done, block: [], blockEndsStream: false, status: '', data: [] });
-      this.#write(header(call.path.length, HEADERS, END_HEADERS, id), call.path);
+      this.#write(frame(HEADERS, FLAG_END_HEADERS, id, call.path));
       for (let at = 0; at < size; at += this.#maxFrame) {
         const end = Math.min(size, at + this.#maxFrame);
-        this.#write(
-          header(end - at, DATA, end === size ? END_STREAM : 0, id),
-          call.payload.subarray(at, end),
-        );
+        this.#write(frame(DATA, end === size ? FLAG_END_STREAM : 0, id, call.payload.subarray(at, end)));
       }
     }
   }
@@ -231,27 +217,27 @@ export class H2GrpcClient {
         const s = this.#streams.get(id);
         if (s === undefined) return;
         s.data.push(unpad(flags, payload)); // a socket's chunks are not reused
-        if ((flags & END_STREAM) !== 0) this.#finish(id, s);
+        if ((flags & FLAG_END_STREAM) !== 0) this.#finish(id, s);
         return;
       }
       case HEADERS: {
         const s = this.#streams.get(id);
         let block = unpad(flags, payload);
-        if ((flags & PRIORITY) !== 0) block = block.subarray(5);
+        if ((flags & FLAG_PRIORITY) !== 0) block = block.subarray(5);
         if (s === undefined) {
           this.#decoder.decode(block); // keeps the decoder's table in step
           return;
         }
         s.block = [block];
-        s.blockEndsStream = (flags & END_STREAM) !== 0;
-        if ((flags & END_HEADERS) !== 0) this.#headersDone(id, s);
+        s.blockEndsStream = (flags & FLAG_END_STREAM) !== 0;
+        if ((flags & FLAG_END_HEADERS) !== 0) this.#headersDone(id, s);
         return;
       }
       case CONTINUATION: {
         const s = this.#streams.get(id);
         if (s === undefined) return;
         s.block.push(payload);
-        if ((flags & END_HEADERS) !== 0) this.#headersDone(id, s);
+        if ((flags & FLAG_END_HEADERS) !== 0) this.#headersDone(id, s);
         return;
       }
       case RST_STREAM: {
@@ -262,7 +248,7 @@ export class H2GrpcClient {
         return;
       }
       case SETTINGS:
-        if ((flags & ACK) !== 0) return;
+        if ((flags & FLAG_ACK) !== 0) return;
         for (let at = 0; at + 6 <= payload.length; at += 6) {
           const key = payload.readUInt16BE(at);
           const value = payload.readUInt32BE(at + 2);
@@ -273,10 +259,10 @@ export class H2GrpcClient {
           } else if (key === 0x5) this.#maxFrame = value;
         }
         this.#settled = true;
-        this.#write(header(0, SETTINGS, ACK, 0));
+        this.#write(frame(SETTINGS, FLAG_ACK, 0));
         return;
       case PING:
-        if ((flags & ACK) === 0) this.#write(header(8, PING, ACK, 0), payload);
+        if ((flags & FLAG_ACK) === 0) this.#write(frame(PING, FLAG_ACK, 0, payload));
         return;
       case WINDOW_UPDATE:
         if (id === 0) this.#sendWindow += payload.readUInt32BE(0) & 0x7fffffff;
@@ -327,7 +313,7 @@ export class H2GrpcClient {
 
 /** A DATA or HEADERS payload without its padding (RFC 9113 6.1, 6.2). */
 function unpad(flags: number, payload: Buffer): Buffer {
-  if ((flags & PADDED) === 0) return payload;
+  if ((flags & FLAG_PADDED) === 0) return payload;
   const pad = payload[0] as number;
   return payload.subarray(1, payload.length - pad);
 }

@@ -36,7 +36,9 @@ export async function runLoad(opts: {
   onOk?: (i: number, message: Buffer, startedMs: number) => void;
 }): Promise<LoadResult> {
   const conns = await Promise.all(
-    Array.from({ length: opts.connections }, () => openConnection(opts.authority, opts.path)),
+    Array.from({ length: opts.connections }, () =>
+      openConnection(opts.authority, opts.path, opts.onOk !== undefined),
+    ),
   );
   const latencies: number[] = [];
   let sent = 0;
@@ -95,7 +97,8 @@ interface Connection {
   close(): void;
 }
 
-async function openConnection(authority: string, path: string): Promise<Connection> {
+/** `messages`: whether answers are wanted (node:http2's client then keeps each answer's chunks). */
+async function openConnection(authority: string, path: string, messages: boolean): Promise<Connection> {
   if (process.env.BENCH_CLIENT !== 'node-http2') {
     const client = await H2GrpcClient.connect(authority);
     return { call: (frame, done) => client.unary(path, frame, done), close: () => client.close() };
@@ -116,11 +119,13 @@ async function openConnection(authority: string, path: string): Promise<Connecti
       });
       req.on('trailers', (t) => (status = String(t['grpc-status'] ?? '')));
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('data', messages ? (c: Buffer) => chunks.push(c) : () => {});
       req.on('close', () => {
         // One unary answer: a 5-byte prefix (compressed flag, length), then the message.
-        const frame = Buffer.concat(chunks);
-        done(status, frame.length >= 5 ? frame.subarray(5, 5 + frame.readUInt32BE(1)) : undefined);
+        const frame = messages ? Buffer.concat(chunks) : undefined;
+        const message =
+          frame !== undefined && frame.length >= 5 ? frame.subarray(5, 5 + frame.readUInt32BE(1)) : undefined;
+        done(status, message);
       });
       req.end(frame);
     },

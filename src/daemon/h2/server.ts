@@ -17,24 +17,29 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import * as zlib from 'node:zlib';
 import type * as grpc from '@grpc/grpc-js';
+import {
+  CONTINUATION,
+  DATA,
+  FLAG_ACK,
+  FLAG_END_HEADERS,
+  FLAG_END_STREAM,
+  FLAG_PADDED,
+  FLAG_PRIORITY,
+  GOAWAY,
+  HEADERS,
+  MAX_WINDOW,
+  PING,
+  PREFACE,
+  PRIORITY,
+  PUSH_PROMISE,
+  RST_STREAM,
+  SETTINGS,
+  WINDOW_UPDATE,
+  frame,
+  frameHeader,
+} from './frames.js';
 import { HpackDecoder, HpackError, encodeHeaders, encodeTableSizeUpdate } from './hpack.js';
 
-// Frame types and flags (RFC 9113 §6).
-const DATA = 0x0;
-const HEADERS = 0x1;
-const PRIORITY = 0x2;
-const RST_STREAM = 0x3;
-const SETTINGS = 0x4;
-const PUSH_PROMISE = 0x5;
-const PING = 0x6;
-const GOAWAY = 0x7;
-const WINDOW_UPDATE = 0x8;
-const CONTINUATION = 0x9;
-const FLAG_END_STREAM = 0x1;
-const FLAG_ACK = 0x1;
-const FLAG_END_HEADERS = 0x4;
-const FLAG_PADDED = 0x8;
-const FLAG_PRIORITY = 0x20;
 // Error codes (§7).
 const NO_ERROR = 0x0;
 const PROTOCOL_ERROR = 0x1;
@@ -46,11 +51,9 @@ const REFUSED_STREAM = 0x7;
 const COMPRESSION_ERROR = 0x9;
 const ENHANCE_YOUR_CALM = 0xb;
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 /** The largest frame payload we accept (we never raise SETTINGS_MAX_FRAME_SIZE). */
 const MAX_FRAME = 16_384;
 const MAX_HEADER_BLOCK = 64 * 1024;
-const MAX_WINDOW = 0x7fffffff;
 /** Our receive windows: per stream (advertised in SETTINGS) and for the connection. */
 const STREAM_WINDOW = 1 << 20;
 const CONNECTION_WINDOW = 16 << 20;
@@ -261,23 +264,6 @@ class ResponseFields {
     if (plain.length > 0) parts.push(encodeHeaders(plain));
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
-}
-
-function frameHeader(out: Buffer, at: number, length: number, type: number, flags: number, id: number) {
-  out[at] = length >>> 16;
-  out[at + 1] = (length >>> 8) & 0xff;
-  out[at + 2] = length & 0xff;
-  out[at + 3] = type;
-  out[at + 4] = flags;
-  out.writeUInt32BE(id, at + 5);
-}
-
-function frame(type: number, flags: number, id: number, payload?: Uint8Array): Buffer {
-  const len = payload?.length ?? 0;
-  const out = Buffer.allocUnsafe(9 + len);
-  frameHeader(out, 0, len, type, flags, id);
-  if (payload !== undefined) out.set(payload, 9);
-  return out;
 }
 
 /** grpc-js's reading of a handler's error (`serverErrorToStatus`). */
