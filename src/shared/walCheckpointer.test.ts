@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -54,16 +54,30 @@ describe('the WAL checkpointed on a thread of its own', () => {
     await until(() => statSync(path).size > 8_000_000);
   });
 
-  it('starts the WAL over once it passes restartBytes, and it is cut back to that size', async () => {
+  it('starts the WAL over once it passes restartBytes, and it is cut back to twice that size', async () => {
     const restartBytes = 256 * 1024;
     checkpointer = startWalCheckpointer(db, path, { intervalMs: 10, restartBytes });
     insertPages(db, 2000);
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(8_000_000);
-    // The next commit after the restart writes from the WAL's start, and the file is truncated.
-    await until(() => {
-      db.prepare('INSERT INTO t VALUES (randomblob(100))').run();
-      return statSync(`${path}-wal`).size <= restartBytes;
-    });
+    await until(() => statSync(`${path}-wal`).size <= 2 * restartBytes);
+    // Later commits write from the WAL's start: the file does not grow again.
+    for (let i = 0; i < 20; i++) db.prepare('INSERT INTO t VALUES (randomblob(100))').run();
+    expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(2 * restartBytes);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2020);
+  });
+
+  it('makes the commit that starts the WAL over itself, writing nothing the database holds', async () => {
+    db.pragma('application_id = 1129534035');
+    // The WAL header's checkpoint sequence number moves each time the WAL is started over.
+    const sequence = () => readFileSync(`${path}-wal`).readUInt32BE(12);
+    const before = sequence();
+    checkpointer = startWalCheckpointer(db, path, { intervalMs: 10, restartBytes: 256 * 1024 });
+    insertPages(db, 2000);
+    // No commit of this connection follows: the thread's own starts the WAL over and truncates it.
+    await until(() => sequence() !== before && statSync(`${path}-wal`).size <= 512 * 1024);
+    expect(db.pragma('application_id', { simple: true })).toBe(1129534035);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2000);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   });
 
   it('gives the connection its own checkpoints back if the thread fails', async () => {
