@@ -45,7 +45,7 @@ export interface SqliteStoreOptions {
   readonly backgroundCheckpoint?: boolean;
   /** How often the background thread checkpoints (default 250 ms). */
   readonly checkpointIntervalMs?: number;
-  /** The WAL size past which it is started over, and what it is cut back to (default 64 MiB). */
+  /** The WAL size past which it is started over (default 64 MiB); the file is cut back to twice it. */
   readonly walRestartBytes?: number;
   /** How long a statement waits for another connection's lock before it fails (default 5 s). */
   readonly busyTimeoutMs?: number;
