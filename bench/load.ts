@@ -23,6 +23,12 @@ export interface LoadResult {
   readonly seconds: number;
   /** Latencies of successful calls, ms, sorted ascending. */
   readonly latencies: number[];
+  /**
+   * Open loop: how late each call went out after it was due, ms, sorted ascending (the 1 ms tick,
+   * the cap, a busy loop). Its latency counts from when it was due, so this is the generator's
+   * share of it. Empty for a closed loop.
+   */
+  readonly lateness: number[];
 }
 
 export async function runLoad(opts: {
@@ -41,6 +47,7 @@ export async function runLoad(opts: {
     ),
   );
   const latencies: number[] = [];
+  const lateness: number[] = [];
   let sent = 0;
   let ok = 0;
   let failed = 0;
@@ -52,6 +59,7 @@ export async function runLoad(opts: {
     /** `due`: when an open loop's call was due (its latency counts from then). */
     const fire = (due?: number) => {
       const start = due ?? performance.now();
+      if (due !== undefined) lateness.push(performance.now() - due);
       const i = sent++;
       inFlight++;
       const onOk = opts.onOk;
@@ -88,7 +96,8 @@ export async function runLoad(opts: {
   const seconds = (performance.now() - t0) / 1000;
   for (const c of conns) c.close();
   latencies.sort((a, b) => a - b);
-  return { sent, ok, failed, seconds, latencies };
+  lateness.sort((a, b) => a - b);
+  return { sent, ok, failed, seconds, latencies, lateness };
 }
 
 /** One connection's unary calls: `frame` is a gRPC length-prefixed request. */

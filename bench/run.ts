@@ -316,6 +316,7 @@ async function measure(
   let failed = 0;
   let seconds = 0;
   const latencies: number[] = [];
+  const lateness: number[] = [];
   for (let k = 0; k < slices; k++) {
     if (interleave !== undefined) await interleave.between(sliceS);
     await load(leadS(k), body);
@@ -331,8 +332,10 @@ async function measure(
     failed += r.failed;
     seconds += r.seconds;
     for (const l of r.latencies) latencies.push(l);
+    for (const l of r.lateness) lateness.push(l);
   }
   latencies.sort((x, y) => x - y);
+  lateness.sort((x, y) => x - y);
   const serverCpu = cpuDelta(server.pid, new Map(), threads);
   if (failed > 0) process.stderr.write(`${label}: ${failed} calls failed\n`);
   const calls = Math.max(1, sent);
@@ -345,7 +348,11 @@ async function measure(
     cpuUsPerCall: serverCpu.totalUs / calls,
     note:
       `main thread ${(serverCpu.mainUs / calls).toFixed(0)} µs, busiest other thread ` +
-      `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; load generator ${(clientUs / calls).toFixed(0)} µs CPU/call`,
+      `${(serverCpu.busiestOtherUs / calls).toFixed(0)} µs; load generator ${(clientUs / calls).toFixed(0)} µs CPU/call` +
+      (lateness.length === 0
+        ? ''
+        : `, sent p50 ${percentile(lateness, 50).toFixed(2)} / p99 ${percentile(lateness, 99).toFixed(2)} ms ` +
+          'after due (counted in the latency)'),
   };
 }
 

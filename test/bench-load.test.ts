@@ -81,6 +81,7 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
     expect(r.ok).toBeGreaterThan(0);
     expect(r.sent).toBe(r.ok);
     expect(r.latencies).toHaveLength(r.ok);
+    expect(r.lateness).toHaveLength(0); // a closed loop has no schedule to be late for
     expect(messages).toHaveLength(r.ok);
     for (const m of messages) expect((await signerOf(m)).toLowerCase()).toBe(eth.toLowerCase());
   }, 60_000);
@@ -99,6 +100,9 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
     expect(r.sent).toBeGreaterThan(0);
     expect(r.ok).toBe(0);
     expect(r.failed).toBe(r.sent);
+    // An open loop says how late each call went out: once per call, never before it was due.
+    expect(r.lateness).toHaveLength(r.sent);
+    expect(r.lateness[0]).toBeGreaterThanOrEqual(0);
   }, 60_000);
 });
 
