@@ -54,6 +54,7 @@ export async function runLoad(opts: {
   let inFlight = 0;
   const t0 = performance.now();
   const deadline = t0 + opts.seconds * 1000;
+  let sendDueCalls: (() => void) | undefined;
   await new Promise<void>((done) => {
     let stopped = false;
     /** `due`: when an open loop's call was due (its latency counts from then). */
@@ -72,6 +73,7 @@ export async function runLoad(opts: {
         } else failed++;
         if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
         else if (performance.now() >= deadline) stopped = true;
+        else sendDueCalls?.(); // an open loop's calls due meanwhile, or held back by the cap
         if (stopped && inFlight === 0) done();
       });
     };
@@ -80,15 +82,19 @@ export async function runLoad(opts: {
       return;
     }
     const { rate, maxInFlight } = opts.shape;
-    const tick = () => {
-      const now = performance.now();
-      if (now >= deadline) {
-        stopped = true;
-        if (inFlight === 0) done();
-        return;
-      }
-      const due = Math.floor(((now - t0) / 1000) * rate);
+    // Call i is due at t0 + i/rate: by `now`, calls 0 … floor((now - t0) · rate) are.
+    const sendDue = () => {
+      const due = Math.floor(((performance.now() - t0) / 1000) * rate) + 1;
       while (sent < due && inFlight < maxInFlight) fire(t0 + (sent * 1000) / rate);
+    };
+    sendDueCalls = sendDue;
+    const stop = () => {
+      stopped = true;
+      if (inFlight === 0) done();
+    };
+    const tick = () => {
+      if (performance.now() >= deadline) return stop();
+      sendDue();
       setTimeout(tick, 1);
     };
     tick();

@@ -104,6 +104,23 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
     expect(r.lateness).toHaveLength(r.sent);
     expect(r.lateness[0]).toBeGreaterThanOrEqual(0);
   }, 60_000);
+
+  it('sends each open-loop call once it is due, not one interval after', async () => {
+    // Due at 0, 250, 500 and 750 ms of a 900 ms run: four calls. A generator that waits for the
+    // interval after a call's due time sends three (the fourth would be due past the end).
+    const unknown = '0x000000000000000000000000000000000000dead';
+    let n = client === 'lean' ? 2_000_000 : 3_000_000;
+    const r = await runLoad({
+      authority: serve.ready.grpc,
+      path: PATH,
+      body: () => ethereumRequest(unknown, MODE.SIGN_TRANSACTION, n++),
+      shape: { kind: 'open', rate: 4, maxInFlight: 8 },
+      seconds: 0.9,
+      connections: 1,
+    });
+    expect(r.sent).toBe(4);
+    expect(r.lateness).toHaveLength(4);
+  }, 60_000);
 });
 
 /** 200 KiB of calldata: thirteen DATA frames, past the 64 KiB a connection starts with. */
