@@ -106,16 +106,16 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
   }, 60_000);
 
   it('sends each open-loop call once it is due, not one interval after', async () => {
-    // Due at 0, 250, 500 and 750 ms of a 900 ms run: four calls. A generator that waits for the
-    // interval after a call's due time sends three (the fourth would be due past the end).
+    // Due at 0, 500, 1,000 and 1,500 ms of a 1,750 ms run: four calls. A generator that waits for
+    // the interval after a call's due time sends three (the fourth would go out past the end).
     const unknown = '0x000000000000000000000000000000000000dead';
     let n = client === 'lean' ? 2_000_000 : 3_000_000;
     const r = await runLoad({
       authority: serve.ready.grpc,
       path: PATH,
       body: () => ethereumRequest(unknown, MODE.SIGN_TRANSACTION, n++),
-      shape: { kind: 'open', rate: 4, maxInFlight: 8 },
-      seconds: 0.9,
+      shape: { kind: 'open', rate: 2, maxInFlight: 8 },
+      seconds: 1.75,
       connections: 1,
     });
     expect(r.sent).toBe(4);
