@@ -54,9 +54,10 @@ export async function runLoad(opts: {
   let inFlight = 0;
   const t0 = performance.now();
   const deadline = t0 + opts.seconds * 1000;
-  let sendDueCalls: (() => void) | undefined;
   await new Promise<void>((done) => {
     let stopped = false;
+    /** An open loop's: sends the calls due by now that the cap lets out. */
+    let sendDue: (() => void) | undefined;
     /** `due`: when an open loop's call was due (its latency counts from then). */
     const fire = (due?: number) => {
       const start = due ?? performance.now();
@@ -73,7 +74,7 @@ export async function runLoad(opts: {
         } else failed++;
         if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
         else if (performance.now() >= deadline) stopped = true;
-        else sendDueCalls?.(); // an open loop's calls due meanwhile, or held back by the cap
+        else sendDue?.(); // an open loop's calls due meanwhile, or held back by the cap
         if (stopped && inFlight === 0) done();
       });
     };
@@ -83,18 +84,18 @@ export async function runLoad(opts: {
     }
     const { rate, maxInFlight } = opts.shape;
     // Call i is due at t0 + i/rate: by `now`, calls 0 … floor((now - t0) · rate) are.
-    const sendDue = () => {
+    const send = () => {
       const due = Math.floor(((performance.now() - t0) / 1000) * rate) + 1;
       while (sent < due && inFlight < maxInFlight) fire(t0 + (sent * 1000) / rate);
     };
-    sendDueCalls = sendDue;
-    const stop = () => {
-      stopped = true;
-      if (inFlight === 0) done();
-    };
+    sendDue = send;
     const tick = () => {
-      if (performance.now() >= deadline) return stop();
-      sendDue();
+      if (performance.now() >= deadline) {
+        stopped = true;
+        if (inFlight === 0) done();
+        return;
+      }
+      send();
       setTimeout(tick, 1);
     };
     tick();

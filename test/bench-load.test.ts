@@ -21,6 +21,8 @@ import { ethereumRequest, frame, MODE, signerProto } from '../bench/requests.js'
 import { startServe, type ServeProcess } from './helpers/serve.js';
 
 const PATH = '/countersign.v1.Signer/SignTransaction';
+/** A signer the service does not hold: every call is refused (cheap, and no key is used). */
+const UNKNOWN_SIGNER = '0x000000000000000000000000000000000000dead';
 const Response = signerProto.lookupType('countersign.v1.SignTransactionResponse');
 
 let dir: string;
@@ -87,12 +89,11 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
   }, 60_000);
 
   it('counts a refused call as failed (an unknown signer)', async () => {
-    const unknown = '0x000000000000000000000000000000000000dead';
     let n = client === 'lean' ? 0 : 1_000_000;
     const r = await runLoad({
       authority: serve.ready.grpc,
       path: PATH,
-      body: () => ethereumRequest(unknown, MODE.SIGN_TRANSACTION, n++),
+      body: () => ethereumRequest(UNKNOWN_SIGNER, MODE.SIGN_TRANSACTION, n++),
       shape: { kind: 'open', rate: 50, maxInFlight: 8 },
       seconds: 0.5,
       connections: 1,
@@ -108,12 +109,11 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
   it('sends each open-loop call once it is due, not one interval after', async () => {
     // Due at 0, 500, 1,000 and 1,500 ms of a 1,750 ms run: four calls. A generator that waits for
     // the interval after a call's due time sends three (the fourth would go out past the end).
-    const unknown = '0x000000000000000000000000000000000000dead';
     let n = client === 'lean' ? 2_000_000 : 3_000_000;
     const r = await runLoad({
       authority: serve.ready.grpc,
       path: PATH,
-      body: () => ethereumRequest(unknown, MODE.SIGN_TRANSACTION, n++),
+      body: () => ethereumRequest(UNKNOWN_SIGNER, MODE.SIGN_TRANSACTION, n++),
       shape: { kind: 'open', rate: 2, maxInFlight: 8 },
       seconds: 1.75,
       connections: 1,
