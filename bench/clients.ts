@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve.js';
+import { serverAllocator } from './allocator.js';
 import { runLoad, type LoadShape } from './load.js';
 import { processCpu } from './proc-cpu.js';
 import { ethereumRequest, MODE, percentile } from './requests.js';
@@ -37,7 +38,8 @@ interface Sum {
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-clients-'));
-const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
+const allocator = serverAllocator();
+const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn'], allocator.env);
 const saved = process.env.BENCH_CLIENT;
 try {
   const pid = server.proc.pid as number;
@@ -76,7 +78,9 @@ try {
     RATE === undefined
       ? `${shape.kind === 'closed' ? shape.concurrency : ''} in flight`
       : `${RATE}/s offered`;
-  console.log(`${load}, ${SLICES} slices of 2 s per client`);
+  console.log(
+    `${load}, ${SLICES} slices of 2 s per client; the server's allocator: ${allocator.description}`,
+  );
   for (const client of CLIENTS) {
     const sum = sums.get(client) as Sum;
     const l = (latencies.get(client) as number[]).sort((a, b) => a - b);

@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve.js';
+import { serverAllocator } from './allocator.js';
 import { runLoad, type LoadShape } from './load.js';
 import { ethereumRequest, MODE, percentile } from './requests.js';
 
@@ -32,7 +33,9 @@ let nonce = 0;
 const ms = (sorted: readonly number[], p: number) => percentile(sorted, p).toFixed(3);
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-ab-'));
+const allocator = serverAllocator();
 const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn'], {
+  ...allocator.env,
   BENCH_AB_SLOT_MS: process.env.BENCH_AB_SERVER_SLOT_MS ?? String(SLOT_MS),
 });
 try {
@@ -60,7 +63,9 @@ try {
     },
   });
   const load = RATE === undefined ? `${IN_FLIGHT} in flight` : `${RATE}/s offered`;
-  console.log(`${load}, ${SLOT_MS} ms slots, ${result.seconds.toFixed(1)} s, ${result.failed} failed`);
+  console.log(
+    `${load}, ${SLOT_MS} ms slots, ${result.seconds.toFixed(1)} s, ${result.failed} failed; the server's allocator: ${allocator.description}`,
+  );
   for (const [i, name] of ['A', 'B'].entries()) {
     const l = byVariant[i as 0 | 1].sort((a, b) => a - b);
     console.log(

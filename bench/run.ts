@@ -25,7 +25,8 @@
  * whose name contains it (the viem line when the Ethereum 64-in-flight line runs, for the ratio;
  * that line when the half-of-peak line runs, for its rate); BENCH_SECONDS sets each run's length;
  * BENCH_SERVE_NODE_ARGS are options for the server's node, space-separated (e.g. `--cpu-prof
- * --cpu-prof-dir=DIR`: a profile per thread, written when the server exits).
+ * --cpu-prof-dir=DIR`: a profile per thread, written when the server exits). The server runs under
+ * jemalloc when this machine has it, as the image does (allocator.ts; BENCH_ALLOCATOR=glibc).
  *
  * Warm-up: a signing sidecar runs for days, so the sign group measures a warmed process. Before the
  * first line the server serves BENCH_WARMUP_SECONDS (default 10) of SignTransaction at 64 in flight,
@@ -46,6 +47,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { LOADER_OPTIONS, loadSignerProto, type SendTransactionStatus } from '../src/daemon/proto.js';
 import { startAnvil } from '../test/helpers/anvil.js';
 import { startServe } from '../test/helpers/serve.js';
+import { serverAllocator } from './allocator.js';
 import { runLoad, type LoadShape } from './load.js';
 import { processCpu } from './proc-cpu.js';
 import { ethereumRequest, frame, MODE, percentile, signerProto } from './requests.js';
@@ -61,6 +63,7 @@ const LINE = process.env.BENCH_LINE;
 const SERVE_OPTIONS = {
   nodeArgs: (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
 };
+const ALLOCATOR = serverAllocator();
 /** Whether the line named `label` is selected by BENCH_LINE (case-insensitive substring). */
 const selected = (label: string) => LINE === undefined || label.toLowerCase().includes(LINE.toLowerCase());
 
@@ -565,7 +568,7 @@ async function sendGroup(): Promise<Result[]> {
         '--chain-rpc',
         `${SEND_CAIP2}=${anvil.rpcUrl}`,
       ],
-      {},
+      ALLOCATOR.env,
       SERVE_OPTIONS,
     );
     try {
@@ -604,7 +607,7 @@ async function signGroup(): Promise<Result[]> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const server = await startServe(
     ['--data-dir', join(dir, 'data'), '--log-level', 'warn'],
-    {},
+    ALLOCATOR.env,
     SERVE_OPTIONS,
   );
   try {
@@ -710,6 +713,7 @@ async function main(): Promise<void> {
   if (runs('sign')) results.push(...(await signGroup()));
   if (runs('send') && selected('eth_send_transaction')) results.push(...(await sendGroup()));
 
+  process.stdout.write(`\nThe server's allocator: ${ALLOCATOR.description}.\n`);
   process.stdout.write(
     '\n| run (gRPC, full path, embedded) | calls | throughput (/s) | p50 (ms) | p99 (ms) | CPU per call (µs) | note |\n|---|---:|---:|---:|---:|---:|---|\n',
   );

@@ -3,10 +3,13 @@
  * against a real `serve`: every call it counts as a success must be one the daemon answered with
  * grpc-status 0 and a transaction signed by the requested account, and a call the daemon refuses
  * must count as a failure. The node:http2 client (BENCH_CLIENT=node-http2) is held to the same.
+ * The server runs under jemalloc, as the bench and the image run it (bench/allocator.ts; CI
+ * installs libjemalloc2, and there is no silent skip), so the signatures checked here were made
+ * with its native addons and node's OpenSSL allocating through jemalloc.
  * Nothing here reads a rate or a latency.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { recoverTransactionAddress, type TransactionSerialized } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverAllocator } from '../bench/allocator.js';
 import { H2GrpcClient } from '../bench/h2client.js';
 import { frame as h2Frame } from '../src/daemon/h2/frames.js';
 import { runLoad } from '../bench/load.js';
@@ -30,8 +34,11 @@ let serve: ServeProcess;
 let eth: string;
 
 beforeAll(async () => {
+  const allocator = serverAllocator('jemalloc');
+  if (allocator.env.LD_PRELOAD === undefined)
+    throw new Error(`${allocator.description}: apt-get install libjemalloc2`);
   dir = mkdtempSync(join(tmpdir(), 'countersign-bench-load-'));
-  serve = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn']);
+  serve = await startServe(['--data-dir', join(dir, 'data'), '--log-level', 'warn'], allocator.env);
   const account = serve.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM');
   if (account === undefined) throw new Error('the default wallet has no Ethereum account');
   eth = account.address;
@@ -55,6 +62,11 @@ async function signerOf(message: Buffer): Promise<string> {
   expect(res.signer.toLowerCase()).toBe(recovered.toLowerCase());
   return recovered;
 }
+
+it('runs the server under jemalloc (mapped into it, not ignored by the loader)', () => {
+  const maps = readFileSync(`/proc/${serve.proc.pid as number}/maps`, 'utf8');
+  expect(maps).toMatch(/\/libjemalloc\.so\.2$/m);
+});
 
 describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client) => {
   let saved: string | undefined;
