@@ -17,7 +17,7 @@ import { startServe } from '../test/helpers/serve.js';
 import { serverAllocator } from './allocator.js';
 import { runLoad, type LoadShape } from './load.js';
 import { processCpu } from './proc-cpu.js';
-import { ethereumRequest, MODE, percentile } from './requests.js';
+import { ethereumSignCalls, percentile } from './requests.js';
 
 const SLICES = Number(process.env.BENCH_CLIENTS_SLICES ?? 10);
 const RATE = process.env.BENCH_CLIENTS_RATE;
@@ -43,15 +43,7 @@ const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level',
 const saved = process.env.BENCH_CLIENT;
 try {
   const pid = server.proc.pid as number;
-  const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
-  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
-  let nonce = 0;
-  const base = {
-    authority: server.ready.grpc,
-    path: '/countersign.v1.Signer/SignTransaction',
-    connections: 4,
-    body: () => ethereumRequest(eth, MODE.SIGN_TRANSACTION, nonce++),
-  };
+  const base = ethereumSignCalls(server, 4);
   await runLoad({ ...base, shape: { kind: 'closed', concurrency: 64 }, seconds: 8 });
   const sums = new Map<string, Sum>(
     CLIENTS.map((c) => [c, { ok: 0, failed: 0, s: 0, serverUs: 0, clientUs: 0 }]),

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve.js';
 import { serverAllocator } from './allocator.js';
 import { runLoad, type LoadShape } from './load.js';
-import { ethereumRequest, MODE, percentile } from './requests.js';
+import { ethereumSignCalls, percentile } from './requests.js';
 
 const SLOT_MS = Number(process.env.BENCH_AB_SLOT_MS ?? 250);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 30);
@@ -29,7 +29,6 @@ const IN_FLIGHT = Number(process.env.BENCH_AB_IN_FLIGHT ?? 1);
 const RATE = process.env.BENCH_AB_RATE === undefined ? undefined : Number(process.env.BENCH_AB_RATE);
 if (!(SLOT_MS > 0)) throw new Error('BENCH_AB_SLOT_MS must be a positive number of milliseconds');
 
-let nonce = 0;
 const ms = (sorted: readonly number[], p: number) => percentile(sorted, p).toFixed(3);
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-ab-'));
@@ -39,14 +38,7 @@ const server = await startServe(['--data-dir', join(dir, 'data'), '--log-level',
   BENCH_AB_SLOT_MS: process.env.BENCH_AB_SERVER_SLOT_MS ?? String(SLOT_MS),
 });
 try {
-  const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
-  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
-  const base = {
-    authority: server.ready.grpc,
-    path: '/countersign.v1.Signer/SignTransaction',
-    connections: 1,
-    body: () => ethereumRequest(eth, MODE.SIGN_TRANSACTION, nonce++),
-  };
+  const base = ethereumSignCalls(server, 1);
   await runLoad({ ...base, shape: { kind: 'closed', concurrency: 64 }, seconds: 5 });
   const shape: LoadShape =
     RATE === undefined

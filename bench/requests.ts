@@ -4,6 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import type { ServeProcess } from '../test/helpers/serve.js';
 
 export const signerProto = protobuf.loadSync(
   fileURLToPath(new URL('../proto/countersign/v1/signer.proto', import.meta.url)),
@@ -22,6 +23,23 @@ export function frame(
 }
 
 export const MODE = { SIGN_TRANSACTION: 1, SIGN_RAW_PAYLOADS: 2 } as const;
+
+/**
+ * The load generator's target for EIP-1559 SignTransaction calls by `server`'s default Ethereum
+ * account over `connections` connections, each call a new nonce (so none is answered from the
+ * service's idempotency cache).
+ */
+export function ethereumSignCalls(server: ServeProcess, connections: number) {
+  const eth = server.ready.accounts?.find((a) => a.addressFormat === 'ADDRESS_FORMAT_ETHEREUM')?.address;
+  if (eth === undefined) throw new Error('the default wallet has no Ethereum account');
+  let nonce = 0;
+  return {
+    authority: server.ready.grpc,
+    path: '/countersign.v1.Signer/SignTransaction',
+    connections,
+    body: () => ethereumRequest(eth, MODE.SIGN_TRANSACTION, nonce++),
+  };
+}
 
 /** An Ethereum EIP-1559 SignTransactionRequest; `nonce` makes each body distinct. */
 export function ethereumRequest(signWith: string, mode: number, nonce: number): Buffer {

@@ -237,3 +237,31 @@ describe('bench/clients.ts', () => {
     }
   }, 120_000);
 });
+
+describe('bench/servers.ts', () => {
+  const run = (env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/servers.ts'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: {
+        ...process.env,
+        BENCH_SERVERS_SLICES: '1',
+        BENCH_SERVERS_IN_FLIGHT: '8',
+        BENCH_SERVERS_WARMUP_SECONDS: '1',
+        ...env,
+      },
+      timeout: 120_000,
+    });
+
+  it('runs two servers, each with its own environment and node options, and prints their figures', async () => {
+    const { stdout } = await run({ BENCH_SERVERS_B: 'BENCH_AB_PROBE=1 --max-semi-space-size=8' });
+    const figures = String.raw`\d+/s \(0 failed\), server \d+ µs CPU/call; ms p50 [\d.]+ p90 [\d.]+ p99 [\d.]+$`;
+    expect(stdout).toMatch(new RegExp(`^A \\(as is\\): ${figures}`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^B \\(BENCH_AB_PROBE=1 --max-semi-space-size=8\\): ${figures}`, 'm'));
+  }, 120_000);
+
+  it('refuses a token that is neither NAME=value nor --flag, naming it', async () => {
+    await expect(run({ BENCH_SERVERS_A: 'semi-space' })).rejects.toThrow(
+      /BENCH_SERVERS_A: 'semi-space' is neither NAME=value nor --flag/,
+    );
+  }, 120_000);
+});
