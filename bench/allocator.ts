@@ -28,7 +28,8 @@ export function serverAllocator(choice = process.env.BENCH_ALLOCATOR ?? 'jemallo
   if (path === undefined)
     return {
       description:
-        "glibc's malloc: no libjemalloc.so.2 on this machine (the image preloads jemalloc; apt-get install libjemalloc2 to measure as it runs)",
+        "glibc's malloc: no libjemalloc.so.2 on this machine (the image preloads jemalloc; " +
+        'apt-get install libjemalloc2 to measure as it runs)',
       env: {},
     };
   return { description: `jemalloc (LD_PRELOAD=${path}), as the image runs`, env: { LD_PRELOAD: path } };

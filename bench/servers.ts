@@ -11,8 +11,9 @@
  * SignTransaction; each server first serves BENCH_SERVERS_WARMUP_SECONDS (default 8) at 64 in
  * flight, then BENCH_SERVERS_SLICES (default 10) turns of one 2 s slice per server (their order
  * swapped every turn, each slice led by 0.5 s unmeasured), at BENCH_SERVERS_IN_FLIGHT calls in
- * flight (default 64) or at BENCH_SERVERS_RATE calls a second offered in an open loop. Prints per server: calls a second, its CPU per call, and latency percentiles. Not a test:
- * nothing here asserts a time.
+ * flight (default 64) or at BENCH_SERVERS_RATE calls a second offered in an open loop. Prints per
+ * server: calls a second, its CPU per call, and latency percentiles. Not a test: nothing here
+ * asserts a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
