@@ -56,8 +56,16 @@ export async function runLoad(opts: {
   const deadline = t0 + opts.seconds * 1000;
   await new Promise<void>((done) => {
     let stopped = false;
-    /** An open loop's: sends the calls due by now that the cap lets out. */
-    let sendDue: (() => void) | undefined;
+    const { shape } = opts;
+    /**
+     * An open loop's calls due by now that its cap lets out. Call i is due at t0 + i/rate: by
+     * `now`, calls 0 … floor((now - t0) · rate) are.
+     */
+    const sendDue = () => {
+      if (shape.kind !== 'open') return;
+      const due = Math.floor(((performance.now() - t0) / 1000) * shape.rate) + 1;
+      while (sent < due && inFlight < shape.maxInFlight) fire(t0 + (sent * 1000) / shape.rate);
+    };
     /** `due`: when an open loop's call was due (its latency counts from then). */
     const fire = (due?: number) => {
       const start = due ?? performance.now();
@@ -72,30 +80,23 @@ export async function runLoad(opts: {
           latencies.push(performance.now() - start);
           if (onOk !== undefined && message !== undefined) onOk(i, message, start);
         } else failed++;
-        if (opts.shape.kind === 'closed' && performance.now() < deadline) fire();
+        if (shape.kind === 'closed' && performance.now() < deadline) fire();
         else if (performance.now() >= deadline) stopped = true;
-        else sendDue?.(); // an open loop's calls due meanwhile, or held back by the cap
+        else sendDue(); // an open loop's calls due meanwhile, or held back by the cap
         if (stopped && inFlight === 0) done();
       });
     };
-    if (opts.shape.kind === 'closed') {
-      for (let k = 0; k < opts.shape.concurrency; k++) fire();
+    if (shape.kind === 'closed') {
+      for (let k = 0; k < shape.concurrency; k++) fire();
       return;
     }
-    const { rate, maxInFlight } = opts.shape;
-    // Call i is due at t0 + i/rate: by `now`, calls 0 … floor((now - t0) · rate) are.
-    const send = () => {
-      const due = Math.floor(((performance.now() - t0) / 1000) * rate) + 1;
-      while (sent < due && inFlight < maxInFlight) fire(t0 + (sent * 1000) / rate);
-    };
-    sendDue = send;
     const tick = () => {
       if (performance.now() >= deadline) {
         stopped = true;
         if (inFlight === 0) done();
         return;
       }
-      send();
+      sendDue();
       setTimeout(tick, 1);
     };
     tick();

@@ -100,16 +100,21 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
     for (const m of messages) expect((await signerOf(m)).toLowerCase()).toBe(eth.toLowerCase());
   }, 60_000);
 
-  it('counts a refused call as failed (an unknown signer)', async () => {
-    let n = client === 'lean' ? 0 : 1_000_000;
-    const r = await runLoad({
+  /** An open loop of calls the daemon refuses (an unknown signer), their nonces from `first`. */
+  const refusedOpenLoop = (rate: number, seconds: number, first: number) => {
+    let n = first;
+    return runLoad({
       authority: serve.ready.grpc,
       path: PATH,
       body: () => ethereumRequest(UNKNOWN_SIGNER, MODE.SIGN_TRANSACTION, n++),
-      shape: { kind: 'open', rate: 50, maxInFlight: 8 },
-      seconds: 0.5,
+      shape: { kind: 'open', rate, maxInFlight: 8 },
+      seconds,
       connections: 1,
     });
+  };
+
+  it('counts a refused call as failed (an unknown signer)', async () => {
+    const r = await refusedOpenLoop(50, 0.5, client === 'lean' ? 0 : 1_000_000);
     expect(r.sent).toBeGreaterThan(0);
     expect(r.ok).toBe(0);
     expect(r.failed).toBe(r.sent);
@@ -121,15 +126,7 @@ describe.each(['lean', 'node-http2'])('the load generator (%s client)', (client)
   it('sends each open-loop call once it is due, not one interval after', async () => {
     // Due at 0, 500, 1,000 and 1,500 ms of a 1,750 ms run: four calls. A generator that waits for
     // the interval after a call's due time sends three (the fourth would go out past the end).
-    let n = client === 'lean' ? 2_000_000 : 3_000_000;
-    const r = await runLoad({
-      authority: serve.ready.grpc,
-      path: PATH,
-      body: () => ethereumRequest(UNKNOWN_SIGNER, MODE.SIGN_TRANSACTION, n++),
-      shape: { kind: 'open', rate: 2, maxInFlight: 8 },
-      seconds: 1.75,
-      connections: 1,
-    });
+    const r = await refusedOpenLoop(2, 1.75, client === 'lean' ? 2_000_000 : 3_000_000);
     expect(r.sent).toBe(4);
     expect(r.lateness).toHaveLength(4);
   }, 60_000);
